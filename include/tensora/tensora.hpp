@@ -1,0 +1,13 @@
+// The umbrella header: everything a user of tensora needs.
+#pragma once
+
+#include "tensora/device.hpp"
+#include "tensora/dtype.hpp"
+#include "tensora/error.hpp"
+#include "tensora/half.hpp"
+#include "tensora/memory.hpp"
+#include "tensora/scalar.hpp"
+#include "tensora/shape.hpp"
+#include "tensora/tensor.hpp"
+#include "tensora/tensor_options.hpp"
+#include "tensora/typed_tensor.hpp"

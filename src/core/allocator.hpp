@@ -1,0 +1,38 @@
+// Size-bucketed caching allocator, one per device: a fresh output of a large op reuses an
+// already faulted-in buffer instead of paying page faults on every call.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "tensora/memory.hpp"
+
+namespace tensora {
+
+class CachingAllocator {
+ public:
+  void* allocate(std::size_t nbytes);
+  void deallocate(void* ptr, std::size_t nbytes);
+
+  MemoryStats stats();
+  void release_cached();
+  void set_cache_limit(std::size_t bytes);
+  void reset_peak();
+
+  // The bucket a request of `nbytes` is served from (at most 1/4 larger than asked for).
+  static std::size_t size_class(std::size_t nbytes);
+
+ private:
+  void trim_locked(std::size_t limit);
+
+  std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;  // size class -> buffers
+  MemoryStats stats_;
+  std::size_t cache_limit_ = std::size_t{1} << 30;
+};
+
+CachingAllocator& allocator_for(Device device);
+
+}  // namespace tensora

@@ -1,0 +1,115 @@
+#include "tensora/tensor.hpp"
+
+#include <sstream>
+
+#include "core/checks.hpp"
+#include "core/copy.hpp"
+#include "core/device_registry.hpp"
+#include "core/storage.hpp"
+
+namespace tensora {
+
+Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
+               DType dtype, Device device)
+    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)),
+      offset_(offset), dtype_(dtype), device_(device) {}
+
+Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
+  check::valid_shape("empty", shape, where);
+  if (!device.supports(dtype))
+    check::fail_unsupported_dtype("empty", dtype, "not supported on " + device.to_string(), where);
+  settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
+  const auto n = static_cast<std::size_t>(tensora::numel(shape));
+  auto storage = Storage::allocate(n * size_of(dtype), device);
+  Strides strides = col_major_strides(shape);
+  return Tensor(std::move(storage), std::move(shape), std::move(strides), 0, dtype, device);
+}
+
+Tensor Tensor::with_view(Shape shape, Strides strides, std::int64_t offset) const {
+  return Tensor(storage_, std::move(shape), std::move(strides), offset, dtype_, device_);
+}
+
+std::int64_t Tensor::dim(std::int64_t axis, Loc where) const {
+  check_defined("dim", where);
+  return shape_[static_cast<std::size_t>(check::axis("dim", axis, rank(), where))];
+}
+
+bool Tensor::is_contiguous(Layout layout) const {
+  std::int64_t expected = 1;
+  const auto r = shape_.size();
+  for (std::size_t i = 0; i < r; ++i) {
+    const std::size_t d = layout == Layout::ColMajor ? i : r - 1 - i;
+    if (shape_[d] == 1) continue;
+    if (shape_[d] == 0) return true;
+    if (strides_[d] != expected) return false;
+    expected *= shape_[d];
+  }
+  return true;
+}
+
+void Tensor::check_defined(const char* op, Loc where) const {
+  if (!defined()) check::fail_invalid(op, "the tensor is empty (default-constructed)", "self", where);
+}
+
+void Tensor::check_element(DType requested, const char* op, Loc where) const {
+  check_defined(op, where);
+  if (requested != dtype_)
+    throw Error(ErrorKind::Validation, op,
+                "dtype mismatch: expected " + std::string(name(dtype_)) + ", actual " +
+                    std::string(name(requested)) + " (the element type asked for does not match "
+                    "the tensor; convert or cast the tensor first)",
+                DTypeMismatch{dtype_, requested}, where);
+}
+
+void Tensor::check_single_element(Loc where) const {
+  if (numel() != 1)
+    throw Error(ErrorKind::Validation, "item",
+                "item() needs exactly one element, the tensor has " + std::to_string(numel()) +
+                    " (shape " + tensora::to_string(shape_) + ")",
+                ShapeMismatch{Shape{}, shape_}, where);
+}
+
+void Tensor::check_contiguous_data(Loc where) const {
+  if (!is_contiguous(Layout::ColMajor))
+    check::fail_invalid("data",
+                        "data() needs a column-major contiguous tensor; call contiguous() first",
+                        "self", where);
+}
+
+const void* Tensor::element_ptr() const {
+  return static_cast<const char*>(storage_->data()) +
+         offset_ * static_cast<std::int64_t>(size_of(dtype_));
+}
+
+void Tensor::copy_to_buffer(void* dst, Layout layout) const {
+  check_defined("copy_to_buffer", Loc::current());
+  copy_strided(*this, dst,
+               layout == Layout::ColMajor ? col_major_strides(shape_) : row_major_strides(shape_));
+}
+
+Tensor Tensor::duplicate(Loc where) const {
+  check_defined("duplicate", where);
+  Tensor out = empty(shape_, dtype_, device_, where);
+  copy_strided(*this, out.storage_->data(), out.strides_);
+  return out;
+}
+
+Tensor Tensor::contiguous(Loc where) const {
+  check_defined("contiguous", where);
+  return is_contiguous(Layout::ColMajor) ? *this : duplicate(where);
+}
+
+Tensor Tensor::to_device(Device device, Loc where) const {
+  check_defined("to_device", where);
+  Tensor out = empty(shape_, dtype_, device, where);
+  copy_strided(*this, out.storage_->data(), out.strides_);
+  return out;
+}
+
+std::string Tensor::to_string() const {
+  std::ostringstream os;
+  os << *this;
+  return os.str();
+}
+
+}  // namespace tensora
