@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensora/device.hpp"
@@ -15,6 +16,7 @@
 #include "tensora/scalar.hpp"
 #include "tensora/shape.hpp"
 #include "tensora/tensor_options.hpp"
+#include "tensora/engine.hpp"
 
 namespace tensora {
 
@@ -23,8 +25,22 @@ class Engine;
 template <class T>
 class TypedTensor;
 
+// Options of reductions: keep reduced axes as extent 1; ddof for var/std (N - ddof divides).
+struct ReduceOptions {
+  bool keepdims = false;
+  std::int64_t ddof = 0;
+};
+
 // Element order of a flat buffer handed to or read from a tensor.
 enum class Layout { ColMajor, RowMajor };
+
+// pad(): Constant fills with `value` (a weak scalar), Edge repeats the edge element, Reflect
+// mirrors without repeating the edge (NumPy 'reflect'; each width must be below the extent).
+enum class PadMode { Constant, Edge, Reflect };
+struct PadOptions {
+  PadMode mode = PadMode::Constant;
+  Scalar value = 0;
+};
 
 class Tensor {
  public:
@@ -130,6 +146,210 @@ class Tensor {
   Tensor contiguous(Loc where = Loc::current()) const;  // self when compact, else a copy
   Tensor to_device(Device device, Loc where = Loc::current()) const;  // keeps the dtype
 
+  // ---- elementwise ops (direct: same dtype and device, never promote) -------------
+  // NumPy broadcasting. `x.op(y, engine)` allocates a column-major result; `x.op_into(y,
+  // engine, dest)` writes into a checked destination. Scalars are weak (DESIGN section 2).
+  Tensor add(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor add(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void add_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor sub(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor sub(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void sub_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor mul(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor mul(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void mul_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor div(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor div(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void div_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor floor_div(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor floor_div(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void floor_div_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor rem(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor rem(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void rem_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor pow(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor pow(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void pow_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor maximum(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor maximum(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void maximum_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor minimum(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor minimum(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void minimum_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor atan2(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor atan2(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void atan2_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor eq(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor eq(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void eq_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor ne(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor ne(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void ne_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor lt(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor lt(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void lt_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor le(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor le(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void le_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor gt(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor gt(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void gt_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor ge(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor ge(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void ge_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor logical_and(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor logical_and(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void logical_and_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor logical_or(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor logical_or(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void logical_or_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor logical_xor(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
+  Tensor logical_xor(Scalar other, Engine& engine, Loc where = Loc::current()) const;
+  void logical_xor_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor neg(Engine& engine, Loc where = Loc::current()) const;
+  void neg_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor abs(Engine& engine, Loc where = Loc::current()) const;
+  void abs_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor sign(Engine& engine, Loc where = Loc::current()) const;
+  void sign_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor exp(Engine& engine, Loc where = Loc::current()) const;
+  void exp_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor expm1(Engine& engine, Loc where = Loc::current()) const;
+  void expm1_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor log(Engine& engine, Loc where = Loc::current()) const;
+  void log_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor log1p(Engine& engine, Loc where = Loc::current()) const;
+  void log1p_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor sqrt(Engine& engine, Loc where = Loc::current()) const;
+  void sqrt_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor rsqrt(Engine& engine, Loc where = Loc::current()) const;
+  void rsqrt_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor sin(Engine& engine, Loc where = Loc::current()) const;
+  void sin_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor cos(Engine& engine, Loc where = Loc::current()) const;
+  void cos_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor tan(Engine& engine, Loc where = Loc::current()) const;
+  void tan_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor tanh(Engine& engine, Loc where = Loc::current()) const;
+  void tanh_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor sigmoid(Engine& engine, Loc where = Loc::current()) const;
+  void sigmoid_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor erf(Engine& engine, Loc where = Loc::current()) const;
+  void erf_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor floor(Engine& engine, Loc where = Loc::current()) const;
+  void floor_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor ceil(Engine& engine, Loc where = Loc::current()) const;
+  void ceil_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor round(Engine& engine, Loc where = Loc::current()) const;
+  void round_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor conj(Engine& engine, Loc where = Loc::current()) const;
+  void conj_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor real(Engine& engine, Loc where = Loc::current()) const;
+  void real_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor imag(Engine& engine, Loc where = Loc::current()) const;
+  void imag_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor logical_not(Engine& engine, Loc where = Loc::current()) const;
+  void logical_not_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor isnan(Engine& engine, Loc where = Loc::current()) const;
+  void isnan_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor isinf(Engine& engine, Loc where = Loc::current()) const;
+  void isinf_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  Tensor isfinite(Engine& engine, Loc where = Loc::current()) const;
+  void isfinite_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  // min(max(x, lo), hi) elementwise.
+  Tensor clamp(Scalar lo, Scalar hi, Engine& engine, Loc where = Loc::current()) const;
+  Tensor clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc where = Loc::current()) const;
+
+  // ---- dtype changes ------------------------------------------------------------
+  // Checked: only up the lattice (can_convert), else UnsupportedDTypeConversion. Returns
+  // self when the dtype is already `dtype`.
+  Tensor convert(DType dtype, Engine& engine, Loc where = Loc::current()) const;
+  // Lossy and explicit: float->int truncates toward zero and saturates, NaN -> 0;
+  // int->int wraps; complex->real keeps the real part (docs/dtypes.md).
+  Tensor cast(DType dtype, Engine& engine, Loc where = Loc::current()) const;
+
+  // ---- reductions ---------------------------------------------------------------------
+  // `axes` are reduced (negative counts from the end; empty reduces nothing); the overloads
+  // without axes reduce every axis. Float sums accumulate in double (F32) or pairwise (F64) in a
+  // fixed blocking, so results do not depend on the engine's thread count.
+  Tensor sum(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor sum(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor sum(Engine& engine, Loc where = Loc::current()) const;
+  Tensor prod(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor prod(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor prod(Engine& engine, Loc where = Loc::current()) const;
+  Tensor mean(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor mean(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor mean(Engine& engine, Loc where = Loc::current()) const;
+  Tensor max(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor max(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor max(Engine& engine, Loc where = Loc::current()) const;
+  Tensor min(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor min(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor min(Engine& engine, Loc where = Loc::current()) const;
+  Tensor all(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor all(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor all(Engine& engine, Loc where = Loc::current()) const;
+  Tensor any(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor any(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor any(Engine& engine, Loc where = Loc::current()) const;
+  Tensor logsumexp(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor logsumexp(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor logsumexp(Engine& engine, Loc where = Loc::current()) const;
+  Tensor var(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor var(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor var(Engine& engine, Loc where = Loc::current()) const;
+  Tensor std(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
+  Tensor std(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor std(Engine& engine, Loc where = Loc::current()) const;
+  // Index (I64) of the first largest / smallest element along `axis` (NaN counts as largest
+  // and smallest, as in NumPy); without an axis, the column-major flat index.
+  Tensor argmax(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+  Tensor argmax(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor argmax(Engine& engine, Loc where = Loc::current()) const;
+  Tensor argmin(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+  Tensor argmin(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
+  Tensor argmin(Engine& engine, Loc where = Loc::current()) const;
+  // Inclusive running sum / product along one axis (same shape and dtype).
+  Tensor cumsum(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+  Tensor cumprod(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+
+  // ---- structural ops -----------------------------------------------------------------
+  // split, reverse and diagonal return views (no engine); the rest allocate a column-major
+  // result. Negative axes count from the end. Semantics and errors: docs/structural.md.
+  // Zero-copy pieces along `axis` with the given extents (each >= 0, summing to the extent).
+  std::vector<Tensor> split(std::vector<std::int64_t> sizes, std::int64_t axis,
+                            Loc where = Loc::current()) const;
+  // Pads axis d by widths[d] = (before, after) elements (one pair per axis, each >= 0).
+  Tensor pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, Engine& engine,
+             Loc where = Loc::current()) const;  // constant 0
+  Tensor pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, PadOptions options,
+             Engine& engine, Loc where = Loc::current()) const;
+  // A view with the order of elements along each of `axes` reversed (negative strides).
+  Tensor reverse(std::vector<std::int64_t> axes, Loc where = Loc::current()) const;
+  // NumPy take_along_axis: out[..i..] = self[..indices[..i..]..] along `axis`; indices (I32 or
+  // I64) have self's rank and broadcast with it on the other axes; negative indices count
+  // from the end.
+  Tensor take_along_axis(const Tensor& indices, std::int64_t axis, Engine& engine,
+                         Loc where = Loc::current()) const;
+  Tensor gather(const Tensor& indices, std::int64_t axis, Engine& engine,
+                Loc where = Loc::current()) const;  // = take_along_axis
+  // The slices self[.., indices[j], ..] along `axis` for a 1-D I32/I64 `indices`.
+  Tensor index_select(std::int64_t axis, const Tensor& indices, Engine& engine,
+                      Loc where = Loc::current()) const;
+  // torch scatter_add: a copy of self with src[i] added at index indices[i] along `axis`
+  // (duplicates accumulate in index order, the same on every engine).
+  Tensor scatter_add(std::int64_t axis, const Tensor& indices, const Tensor& src, Engine& engine,
+                     Loc where = Loc::current()) const;
+  // Lower / upper triangle of the last two axes (batched): keeps (i, j) with j - i <= k / >= k.
+  Tensor tril(std::int64_t k, Engine& engine, Loc where = Loc::current()) const;
+  Tensor triu(std::int64_t k, Engine& engine, Loc where = Loc::current()) const;
+  // NumPy diagonal as a view: drops axis1 and axis2, appends the diagonal axis last.
+  Tensor diagonal(std::int64_t offset = 0, std::int64_t axis1 = 0, std::int64_t axis2 = 1,
+                  Loc where = Loc::current()) const;
+  // torch.diag_embed: the last axis (length n) becomes the offset diagonal of (n+|k|)^2 matrices.
+  Tensor embed_diag(std::int64_t offset, Engine& engine, Loc where = Loc::current()) const;
+
   // ---- reading ------------------------------------------------------------------------
   // All elements in column-major order; T must be the tensor's element type.
   template <Element T>
@@ -214,6 +434,24 @@ class Tensor {
   DType dtype_ = DType::F32;
   Device device_ = Device::cpu();
 };
+
+// out = pred ? a : b with broadcasting; pred must be Bool, a and b one dtype.
+Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine,
+              SourceLocation where = SourceLocation::current());
+inline Tensor where(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine,
+                    SourceLocation loc = SourceLocation::current()) {
+  return select(pred, a, b, engine, loc);
+}
+// The NumPy broadcast of two shapes; ShapeMismatch naming both when they do not broadcast.
+Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op = "broadcast_shapes",
+                       SourceLocation where = SourceLocation::current());
+
+// Joins tensors of one dtype and device along an existing axis; every other extent must match.
+Tensor concat(std::vector<Tensor> tensors, std::int64_t axis, Engine& engine,
+              SourceLocation where = SourceLocation::current());
+// Joins tensors of one shape along a new axis (in [-(rank+1), rank]).
+Tensor stack(std::vector<Tensor> tensors, std::int64_t axis, Engine& engine,
+             SourceLocation where = SourceLocation::current());
 
 // Shows dtype, device, shape and the values laid out by index (rows = first axis).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

@@ -47,6 +47,16 @@ inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_half_v<T>;
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// The kind of an element type, usable at compile time.
+template <class T>
+constexpr DTypeKind element_kind() {
+  if constexpr (std::is_same_v<T, bool>) return DTypeKind::Bool;
+  else if constexpr (is_complex_v<T>) return DTypeKind::Complex;
+  else if constexpr (is_float_v<T>) return DTypeKind::Float;
+  else if constexpr (std::is_signed_v<T>) return DTypeKind::SignedInt;
+  else return DTypeKind::UnsignedInt;
+}
+
 // The type kernels compute in: F16/BF16 compute in float and round once when stored.
 template <class T>
 struct compute_type {

@@ -20,8 +20,6 @@ struct StridedLoop {
   std::array<std::vector<std::int64_t>, K> strides;  // byte strides per operand
   std::int64_t count = 1;                          // elements in total
 
-  std::int64_t inner_size() const { return shape.empty() ? 1 : shape[0]; }
-  std::int64_t outer_size() const { return shape.empty() ? 1 : count / std::max<std::int64_t>(shape[0], 1); }
 };
 
 // Builds the loop. Operand 0 leads the order (usually the output): its smallest stride goes
@@ -63,10 +61,11 @@ StridedLoop<K> make_strided_loop(const Shape& shape, std::array<char*, K> base,
   return loop;
 }
 
-// Runs inner(ptrs, inner_strides, n) over outer positions [begin, end) of the loop.
+// Runs inner(ptrs, inner_strides, n) over the elements [begin, end) of the loop, in its
+// (coalesced) order; runs are cut at begin and end.
 template <int K, class Inner>
-void run_strided_loop(const StridedLoop<K>& loop, Inner&& inner, std::int64_t begin,
-                      std::int64_t end) {
+void run_strided_range(const StridedLoop<K>& loop, Inner&& inner, std::int64_t begin,
+                       std::int64_t end) {
   if (loop.count == 0 || begin >= end) return;
   std::array<std::int64_t, K> inner_strides{};
   if (loop.shape.empty()) {
@@ -74,19 +73,36 @@ void run_strided_loop(const StridedLoop<K>& loop, Inner&& inner, std::int64_t be
     return;
   }
   for (int k = 0; k < K; ++k) inner_strides[k] = loop.strides[k][0];
-  const std::size_t outer_rank = loop.shape.size() - 1;
   const std::int64_t n = loop.shape[0];
-  // Decompose `begin` into a multi-index over the outer dims.
-  std::vector<std::int64_t> idx(outer_rank, 0);
+  if (loop.shape.size() == 1) {  // one run: the common contiguous case
+    std::array<char*, K> ptrs = loop.base;
+    for (int k = 0; k < K; ++k) ptrs[k] += begin * inner_strides[k];
+    inner(ptrs, inner_strides, end - begin);
+    return;
+  }
+  const std::size_t outer_rank = loop.shape.size() - 1;
+  std::int64_t idx_small[8];
+  std::vector<std::int64_t> idx_big;
+  std::int64_t* idx = idx_small;
+  if (outer_rank > 8) {
+    idx_big.resize(outer_rank);
+    idx = idx_big.data();
+  }
   std::array<char*, K> ptrs = loop.base;
-  std::int64_t rest = begin;
+  std::int64_t rest = begin / n;
+  std::int64_t i0 = begin % n;
   for (std::size_t d = 0; d < outer_rank; ++d) {
     idx[d] = rest % loop.shape[d + 1];
     rest /= loop.shape[d + 1];
     for (int k = 0; k < K; ++k) ptrs[k] += idx[d] * loop.strides[k][d + 1];
   }
-  for (std::int64_t pos = begin; pos < end; ++pos) {
-    inner(ptrs, inner_strides, n);
+  for (std::int64_t pos = begin; pos < end;) {
+    const std::int64_t len = std::min(n - i0, end - pos);
+    std::array<char*, K> run = ptrs;
+    for (int k = 0; k < K; ++k) run[k] += i0 * inner_strides[k];
+    inner(run, inner_strides, len);
+    pos += len;
+    i0 = 0;
     for (std::size_t d = 0; d < outer_rank; ++d) {
       for (int k = 0; k < K; ++k) ptrs[k] += loop.strides[k][d + 1];
       if (++idx[d] < loop.shape[d + 1]) break;
@@ -98,7 +114,7 @@ void run_strided_loop(const StridedLoop<K>& loop, Inner&& inner, std::int64_t be
 
 template <int K, class Inner>
 void run_strided_loop(const StridedLoop<K>& loop, Inner&& inner) {
-  run_strided_loop(loop, inner, 0, loop.outer_size());
+  run_strided_range(loop, inner, 0, loop.count);
 }
 
 }  // namespace tensora

@@ -77,6 +77,7 @@ void Tensor::check_contiguous_data(Loc where) const {
 }
 
 const void* Tensor::element_ptr() const {
+  check_defined("element_ptr", Loc::current());  // an empty handle has no storage to point into
   return static_cast<const char*>(storage_->data()) +
          offset_ * static_cast<std::int64_t>(size_of(dtype_));
 }

@@ -130,8 +130,10 @@ Tensor Tensor::from_buffer(Shape shape, const void* data, std::int64_t count, DT
   // order of `out`.
   const Tensor target = layout == Layout::ColMajor ? out : out.transpose(where);
   if (dtype == source_dtype && layout == Layout::ColMajor) {
-    std::memcpy(const_cast<void*>(out.element_ptr()), data,
-                static_cast<std::size_t>(count) * size_of(dtype));
+    // An empty vector's data() may be null, which memcpy must not see even for 0 bytes.
+    if (count > 0)
+      std::memcpy(const_cast<void*>(out.element_ptr()), data,
+                  static_cast<std::size_t>(count) * size_of(dtype));
   } else {
     fill_converted(op, data, source_dtype, target, where);
   }
@@ -214,6 +216,7 @@ Tensor Tensor::linspace(double start, double stop, std::int64_t num, TensorOptio
 Tensor Tensor::eye(std::int64_t n, TensorOptions options, Loc where) { return eye(n, n, options, where); }
 
 Tensor Tensor::eye(std::int64_t rows, std::int64_t cols, TensorOptions options, Loc where) {
+  check::valid_shape("eye", {rows, cols}, where);
   Tensor out = zeros({rows, cols}, options, where);
   visit_dtype(out.dtype(), [&]<class T>() {
     T one;

@@ -3,6 +3,7 @@
 // information except float rounding to a float target.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -35,6 +36,29 @@ To saturating_from_double(double v) {
   return static_cast<To>(std::trunc(v));
 }
 
+// An integer as a double, rounded to odd when it has more than 53 significant bits: the
+// dropped bits survive as a sticky last bit, so one more rounding to a format of at most 51
+// bits (F16, BF16) gives the correctly rounded result. Rounding to nearest here instead would
+// round twice (2^62 + 2^54 + 1 would land on a BF16 midpoint and then go to even).
+template <class I>
+double int_to_double_round_to_odd(I v) {
+  if constexpr (std::numeric_limits<I>::digits <= 53) {
+    return static_cast<double>(v);
+  } else {
+    using U = std::make_unsigned_t<I>;
+    bool negative = false;
+    if constexpr (std::is_signed_v<I>) negative = v < 0;
+    U mag = negative ? static_cast<U>(U(0) - static_cast<U>(v)) : static_cast<U>(v);
+    const int excess = std::bit_width(mag) - 53;
+    if (excess > 0) {
+      const bool sticky = (mag & ((U(1) << excess) - 1)) != 0;
+      mag = (mag >> excess) | (sticky ? U(1) : U(0));
+    }
+    const double d = std::ldexp(static_cast<double>(mag), excess > 0 ? excess : 0);
+    return negative ? -d : d;
+  }
+}
+
 }  // namespace detail
 
 template <class To, class From>
@@ -57,8 +81,7 @@ To cast_value(From v) {
     else return static_cast<To>(v);  // int -> int wraps modulo 2^bits, as C++ does
   } else if constexpr (is_half_v<To>) {
     if constexpr (std::is_integral_v<From>) {
-      // long double holds every 64-bit integer exactly on x86-64, so one rounding happens.
-      return To(static_cast<double>(static_cast<long double>(v)));
+      return To(detail::int_to_double_round_to_odd(v));
     } else {
       return To(static_cast<double>(v));
     }

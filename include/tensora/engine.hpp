@@ -1,0 +1,46 @@
+// Engines run ops for one device. The CPU engine is serial or owns a thread pool; work is
+// cut into fixed chunks that do not depend on the thread count, so a parallel engine gives
+// bitwise the same results as a serial one.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "tensora/device.hpp"
+
+namespace tensora {
+
+class ThreadPool;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual Device device() const = 0;
+  virtual int threads() const = 0;
+  // Calls body(begin, end) for the chunks [k * grain, min((k + 1) * grain, n)), possibly on
+  // several threads; returns when all are done. Exceptions from body are rethrown here.
+  virtual void parallel_for(std::int64_t n, std::int64_t grain,
+                            const std::function<void(std::int64_t, std::int64_t)>& body) = 0;
+};
+
+class CpuEngine final : public Engine {
+ public:
+  static CpuEngine serial(Device device = Device::cpu());
+  // `threads` >= 1 worker threads in total (the calling thread counts as one).
+  static CpuEngine parallel(int threads, Device device = Device::cpu(),
+                            SourceLocation where = SourceLocation::current());
+
+  Device device() const override { return device_; }
+  int threads() const override { return threads_; }
+  void parallel_for(std::int64_t n, std::int64_t grain,
+                    const std::function<void(std::int64_t, std::int64_t)>& body) override;
+
+ private:
+  CpuEngine(Device device, int threads);
+  Device device_;
+  int threads_;
+  std::shared_ptr<ThreadPool> pool_;  // null for a serial engine
+};
+
+}  // namespace tensora

@@ -1,0 +1,206 @@
+// The scalar definition of every elementwise primitive, written once as templates over the
+// compute type (F16/BF16 compute in float). SIMD kernels must agree with these.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <type_traits>
+
+#include "core/dispatch.hpp"
+#include "ops/elementwise_catalog.hpp"
+
+namespace tensora::fn {
+
+template <class T>
+using unsigned_of = std::make_unsigned_t<T>;
+
+// Signed integer overflow wraps (two's complement) instead of being UB.
+template <class T>
+T wrap_add(T a, T b) {
+  if constexpr (is_int_v<T>) return static_cast<T>(static_cast<unsigned_of<T>>(a) + static_cast<unsigned_of<T>>(b));
+  else return a + b;
+}
+template <class T>
+T wrap_sub(T a, T b) {
+  if constexpr (is_int_v<T>) return static_cast<T>(static_cast<unsigned_of<T>>(a) - static_cast<unsigned_of<T>>(b));
+  else return a - b;
+}
+template <class T>
+T wrap_mul(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    // Multiply in at least unsigned int so small types do not promote to signed int.
+    using U = std::common_type_t<unsigned_of<T>, unsigned>;
+    return static_cast<T>(static_cast<U>(static_cast<unsigned_of<T>>(a)) * static_cast<U>(static_cast<unsigned_of<T>>(b)));
+  } else {
+    return a * b;
+  }
+}
+
+template <class T>
+bool is_nan(T v) {
+  if constexpr (is_complex_v<T>) return std::isnan(v.real()) || std::isnan(v.imag());
+  else if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+// Python's floor division and modulo.
+template <class T>
+T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T m = std::fmod(a, b);
+    T q = (a - m) / b;
+    if (m != 0 && ((b < 0) != (m < 0))) q -= 1;
+    return q;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return wrap_sub(T{0}, a);  // INT_MIN // -1 wraps
+    T q = static_cast<T>(a / b);
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q = static_cast<T>(q - 1);
+    return q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+template <class T>
+T py_rem(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T m = std::fmod(a, b);
+    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    return m;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return T{0};
+    T r = static_cast<T>(a % b);
+    if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    return r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+
+template <class T>
+T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    // Negative exponents truncate 1 / base^|exp| toward zero.
+    if (exp < 0) return base == 1 ? T{1} : base == -1 ? ((exp & 1) ? T{-1} : T{1}) : T{0};
+  }
+  T result = 1;
+  auto e = static_cast<unsigned_of<T>>(exp);
+  while (e) {
+    if (e & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
+    e >>= 1;
+  }
+  return result;
+}
+
+template <class T>
+bool truth(T v) {
+  if constexpr (is_complex_v<T>) return v.real() != 0 || v.imag() != 0;
+  else return v != T{0};
+}
+
+// Binary ops on the compute type C; R is the result compute type.
+template <BinaryOp Op, class C>
+auto binary(C a, C b) {
+  if constexpr (Op == BinaryOp::Add) return wrap_add(a, b);
+  else if constexpr (Op == BinaryOp::Sub) return wrap_sub(a, b);
+  else if constexpr (Op == BinaryOp::Mul) return wrap_mul(a, b);
+  else if constexpr (Op == BinaryOp::Div) return a / b;
+  else if constexpr (Op == BinaryOp::FloorDiv) return floor_div(a, b);
+  else if constexpr (Op == BinaryOp::Rem) return py_rem(a, b);
+  else if constexpr (Op == BinaryOp::Pow) {
+    if constexpr (is_int_v<C>) return int_pow(a, b);
+    else return static_cast<C>(std::pow(a, b));
+  } else if constexpr (Op == BinaryOp::Maximum) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return a < b ? b : a;
+  } else if constexpr (Op == BinaryOp::Minimum) {
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return b < a ? b : a;
+  } else if constexpr (Op == BinaryOp::Atan2) return static_cast<C>(std::atan2(a, b));
+  else if constexpr (Op == BinaryOp::Eq) return a == b;
+  else if constexpr (Op == BinaryOp::Ne) return a != b;
+  else if constexpr (Op == BinaryOp::Lt) return a < b;
+  else if constexpr (Op == BinaryOp::Le) return a <= b;
+  else if constexpr (Op == BinaryOp::Gt) return a > b;
+  else if constexpr (Op == BinaryOp::Ge) return a >= b;
+  else if constexpr (Op == BinaryOp::LogicalAnd) return truth(a) && truth(b);
+  else if constexpr (Op == BinaryOp::LogicalOr) return truth(a) || truth(b);
+  else return truth(a) != truth(b);  // LogicalXor
+}
+
+template <class C>
+C sigmoid(C x) {
+  // Split by sign so exp never overflows.
+  if (x >= 0) return C{1} / (C{1} + std::exp(-x));
+  const C e = std::exp(x);
+  return e / (C{1} + e);
+}
+
+template <UnaryOp Op, class C>
+auto unary(C a) {
+  if constexpr (Op == UnaryOp::Neg) return wrap_sub(C{0}, a);
+  else if constexpr (Op == UnaryOp::Abs) {
+    if constexpr (is_complex_v<C>) return std::abs(a);
+    else if constexpr (std::is_unsigned_v<C>) return a;
+    else if constexpr (is_int_v<C>) return a < 0 ? wrap_sub(C{0}, a) : a;
+    else return std::fabs(a);
+  } else if constexpr (Op == UnaryOp::Sign) {
+    if constexpr (is_complex_v<C>) {
+      const auto m = std::abs(a);
+      return m == 0 ? C{0} : a / m;
+    } else if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(a)) return a;
+      return a > 0 ? C{1} : a < 0 ? C{-1} : a;  // keeps the sign of zero
+    } else if constexpr (std::is_unsigned_v<C>) {
+      return static_cast<C>(a > 0);
+    } else {
+      return static_cast<C>((a > 0) - (a < 0));
+    }
+  } else if constexpr (Op == UnaryOp::Exp) return std::exp(a);
+  else if constexpr (Op == UnaryOp::Expm1) return std::expm1(a);
+  else if constexpr (Op == UnaryOp::Log) return std::log(a);
+  else if constexpr (Op == UnaryOp::Log1p) return std::log1p(a);
+  else if constexpr (Op == UnaryOp::Sqrt) return std::sqrt(a);
+  else if constexpr (Op == UnaryOp::Rsqrt) return C{1} / std::sqrt(a);
+  else if constexpr (Op == UnaryOp::Sin) return std::sin(a);
+  else if constexpr (Op == UnaryOp::Cos) return std::cos(a);
+  else if constexpr (Op == UnaryOp::Tan) return std::tan(a);
+  else if constexpr (Op == UnaryOp::Tanh) return std::tanh(a);
+  else if constexpr (Op == UnaryOp::Sigmoid) return sigmoid(a);
+  else if constexpr (Op == UnaryOp::Erf) return std::erf(a);
+  else if constexpr (Op == UnaryOp::Floor) {
+    if constexpr (std::is_floating_point_v<C>) return std::floor(a);
+    else return a;
+  } else if constexpr (Op == UnaryOp::Ceil) {
+    if constexpr (std::is_floating_point_v<C>) return std::ceil(a);
+    else return a;
+  } else if constexpr (Op == UnaryOp::Round) {
+    if constexpr (std::is_floating_point_v<C>) return std::nearbyint(a);  // half to even
+    else return a;
+  } else if constexpr (Op == UnaryOp::Conj) {
+    if constexpr (is_complex_v<C>) return std::conj(a);
+    else return a;
+  } else if constexpr (Op == UnaryOp::Real) {
+    if constexpr (is_complex_v<C>) return a.real();
+    else return a;
+  } else if constexpr (Op == UnaryOp::Imag) {
+    if constexpr (is_complex_v<C>) return a.imag();
+    else return C{0};
+  } else if constexpr (Op == UnaryOp::LogicalNot) return !truth(a);
+  else if constexpr (Op == UnaryOp::IsNan) return is_nan(a);
+  else if constexpr (Op == UnaryOp::IsInf) {
+    if constexpr (is_complex_v<C>) return std::isinf(a.real()) || std::isinf(a.imag());
+    else if constexpr (std::is_floating_point_v<C>) return std::isinf(a);
+    else return false;
+  } else {  // IsFinite
+    if constexpr (is_complex_v<C>) return std::isfinite(a.real()) && std::isfinite(a.imag());
+    else if constexpr (std::is_floating_point_v<C>) return std::isfinite(a);
+    else return true;
+  }
+}
+
+}  // namespace tensora::fn

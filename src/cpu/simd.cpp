@@ -1,0 +1,267 @@
+// Highway kernels, compiled once per SIMD target and picked at run time for the CPU.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+
+#include "cpu/elementwise_functors.hpp"
+#include "cpu/simd.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensora::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <BinaryOp Op, class D, class V>
+HWY_INLINE V Bin(D, V a, V b) {
+  if constexpr (Op == BinaryOp::Add) return hn::Add(a, b);
+  else if constexpr (Op == BinaryOp::Sub) return hn::Sub(a, b);
+  else if constexpr (Op == BinaryOp::Mul) return hn::Mul(a, b);
+  else if constexpr (Op == BinaryOp::Div) return hn::Div(a, b);
+  // Same selection as the scalar definition (NaN first, ties keep a), not maxps.
+  else if constexpr (Op == BinaryOp::Maximum)
+    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), b, a)));
+  else
+    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(b, a), b, a)));
+}
+
+template <BinaryOp Op, class T>
+HWY_INLINE void BinaryLoop(const T* HWY_RESTRICT a, int64_t sa, const T* HWY_RESTRICT b,
+                           int64_t sb, T* HWY_RESTRICT out, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  auto load = [&](const T* p, int64_t s, int64_t i) { return s ? hn::LoadU(d, p + i) : hn::Set(d, p[0]); };
+  int64_t i = 0;
+  if (sa && sb) {
+    for (; i + 2 * N <= n; i += 2 * N) {
+      hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+      hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N)), d, out + i + N);
+    }
+  }
+  for (; i + N <= n; i += N) hn::StoreU(Bin<Op>(d, load(a, sa, i), load(b, sb, i)), d, out + i);
+  if (i < n) {
+    const auto mask = hn::FirstN(d, static_cast<size_t>(n - i));
+    const auto va = sa ? hn::MaskedLoad(mask, d, a + i) : hn::Set(d, a[0]);
+    const auto vb = sb ? hn::MaskedLoad(mask, d, b + i) : hn::Set(d, b[0]);
+    hn::BlendedStore(Bin<Op>(d, va, vb), mask, d, out + i);
+  }
+}
+
+template <class T>
+HWY_INLINE bool Binary(BinaryOp op, const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
+  switch (op) {
+    case BinaryOp::Add: BinaryLoop<BinaryOp::Add>(a, sa, b, sb, out, n); return true;
+    case BinaryOp::Sub: BinaryLoop<BinaryOp::Sub>(a, sa, b, sb, out, n); return true;
+    case BinaryOp::Mul: BinaryLoop<BinaryOp::Mul>(a, sa, b, sb, out, n); return true;
+    case BinaryOp::Div: BinaryLoop<BinaryOp::Div>(a, sa, b, sb, out, n); return true;
+    case BinaryOp::Maximum: BinaryLoop<BinaryOp::Maximum>(a, sa, b, sb, out, n); return true;
+    case BinaryOp::Minimum: BinaryLoop<BinaryOp::Minimum>(a, sa, b, sb, out, n); return true;
+    default: return false;
+  }
+}
+
+bool BinaryF32(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb, float* out, int64_t n) {
+  return Binary(op, a, sa, b, sb, out, n);
+}
+bool BinaryF64(BinaryOp op, const double* a, int64_t sa, const double* b, int64_t sb, double* out, int64_t n) {
+  return Binary(op, a, sa, b, sb, out, n);
+}
+
+template <UnaryOp Op, class D, class V>
+HWY_INLINE V Un(D d, V x) {
+  using T = hn::TFromD<D>;
+  if constexpr (Op == UnaryOp::Neg) return hn::Neg(x);
+  else if constexpr (Op == UnaryOp::Abs) return hn::Abs(x);
+  else if constexpr (Op == UnaryOp::Exp) return hn::Exp(d, x);
+  else if constexpr (Op == UnaryOp::Expm1) return hn::Expm1(d, x);
+  else if constexpr (Op == UnaryOp::Log) return hn::Log(d, x);
+  else if constexpr (Op == UnaryOp::Log1p) return hn::Log1p(d, x);
+  else if constexpr (Op == UnaryOp::Sqrt) return hn::Sqrt(x);
+  else if constexpr (Op == UnaryOp::Rsqrt) return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
+  else if constexpr (Op == UnaryOp::Sin) return hn::Sin(d, x);
+  else if constexpr (Op == UnaryOp::Cos) return hn::Cos(d, x);
+  else if constexpr (Op == UnaryOp::Tanh) return hn::Tanh(d, x);
+  else if constexpr (Op == UnaryOp::Sigmoid) {
+    // 1 / (1 + exp(-x)); exp(-x) -> inf gives 0, as the scalar form does.
+    return hn::Div(hn::Set(d, T(1)), hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(x))));
+  } else if constexpr (Op == UnaryOp::Floor) return hn::Floor(x);
+  else if constexpr (Op == UnaryOp::Ceil) return hn::Ceil(x);
+  else return hn::Round(x);  // Round: half to even
+}
+
+// Lanes where Highway's polynomial is outside its domain (NaN, infinities, overflow, huge
+// trig arguments, log of <= 0): those lanes are recomputed with the scalar definition, so
+// special values follow the C library exactly.
+template <UnaryOp Op, class D, class V>
+HWY_INLINE auto Special(D d, V x) {
+  using T = hn::TFromD<D>;
+  constexpr bool kF32 = sizeof(T) == 4;
+  if constexpr (Op == UnaryOp::Exp || Op == UnaryOp::Expm1 || Op == UnaryOp::Sigmoid) {
+    const T bound = kF32 ? T(87) : T(708);  // inside the finite range of exp
+    return hn::Not(hn::Le(hn::Abs(x), hn::Set(d, bound)));
+  } else if constexpr (Op == UnaryOp::Log) {
+    return hn::Or(hn::Not(hn::Gt(x, hn::Zero(d))), hn::IsInf(x));
+  } else if constexpr (Op == UnaryOp::Log1p) {
+    return hn::Or(hn::Not(hn::Gt(x, hn::Set(d, T(-1)))), hn::IsInf(x));
+  } else if constexpr (Op == UnaryOp::Sin || Op == UnaryOp::Cos) {
+    return hn::Not(hn::Le(hn::Abs(x), hn::Set(d, T(1000))));
+  } else if constexpr (Op == UnaryOp::Tanh) {
+    return hn::IsNaN(x);
+  } else {
+    return hn::FirstN(d, 0);
+  }
+}
+
+template <UnaryOp Op, class D, class V>
+HWY_INLINE V UnChecked(D d, V x) {
+  using T = hn::TFromD<D>;
+  V r = Un<Op>(d, x);
+  const auto special = Special<Op>(d, x);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, special))) {
+    HWY_ALIGN T xs[hn::MaxLanes(d)];
+    HWY_ALIGN T rs[hn::MaxLanes(d)];
+    hn::Store(x, d, xs);
+    hn::Store(r, d, rs);
+    const auto sm = hn::IfThenElseZero(special, hn::Set(d, T(1)));
+    HWY_ALIGN T flags[hn::MaxLanes(d)];
+    hn::Store(sm, d, flags);
+    for (size_t i = 0; i < hn::Lanes(d); ++i)
+      if (flags[i] != T(0)) rs[i] = static_cast<T>(fn::unary<Op>(xs[i]));
+    r = hn::Load(d, rs);
+  }
+  return r;
+}
+
+template <UnaryOp Op, class T>
+HWY_INLINE void UnaryLoop(const T* HWY_RESTRICT in, T* HWY_RESTRICT out, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) hn::StoreU(UnChecked<Op>(d, hn::LoadU(d, in + i)), d, out + i);
+  if (i < n) {
+    const auto mask = hn::FirstN(d, static_cast<size_t>(n - i));
+    // Inactive lanes hold 1, a value every op accepts without raising anything odd.
+    const auto v = hn::IfThenElse(mask, hn::MaskedLoad(mask, d, in + i), hn::Set(d, T(1)));
+    hn::BlendedStore(UnChecked<Op>(d, v), mask, d, out + i);
+  }
+}
+
+template <class T>
+HWY_INLINE bool Unary(UnaryOp op, const T* in, T* out, int64_t n) {
+  switch (op) {
+#define TENSORA_UNARY_CASE(name) \
+  case UnaryOp::name: UnaryLoop<UnaryOp::name>(in, out, n); return true;
+    TENSORA_UNARY_CASE(Neg) TENSORA_UNARY_CASE(Abs) TENSORA_UNARY_CASE(Exp)
+    TENSORA_UNARY_CASE(Expm1) TENSORA_UNARY_CASE(Log) TENSORA_UNARY_CASE(Log1p)
+    TENSORA_UNARY_CASE(Sqrt) TENSORA_UNARY_CASE(Rsqrt) TENSORA_UNARY_CASE(Sin)
+    TENSORA_UNARY_CASE(Cos) TENSORA_UNARY_CASE(Tanh) TENSORA_UNARY_CASE(Sigmoid)
+    TENSORA_UNARY_CASE(Floor) TENSORA_UNARY_CASE(Ceil) TENSORA_UNARY_CASE(Round)
+#undef TENSORA_UNARY_CASE
+    default: return false;
+  }
+}
+
+bool UnaryF32(UnaryOp op, const float* in, float* out, int64_t n) { return Unary(op, in, out, n); }
+bool UnaryF64(UnaryOp op, const double* in, double* out, int64_t n) { return Unary(op, in, out, n); }
+
+// Sums in double with four accumulators; the lane layout is fixed per target.
+template <class T>
+HWY_INLINE double SumLoop(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const auto N = static_cast<int64_t>(hn::Lanes(dd));
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  auto load = [&](int64_t i) {
+    if constexpr (sizeof(T) == 4) {
+      const hn::Rebind<float, decltype(dd)> df;
+      return hn::PromoteTo(dd, hn::LoadU(df, x + i));
+    } else {
+      return hn::LoadU(dd, x + i);
+    }
+  };
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    a0 = hn::Add(a0, load(i));
+    a1 = hn::Add(a1, load(i + N));
+    a2 = hn::Add(a2, load(i + 2 * N));
+    a3 = hn::Add(a3, load(i + 3 * N));
+  }
+  for (; i + N <= n; i += N) a0 = hn::Add(a0, load(i));
+  double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
+  for (; i < n; ++i) total += static_cast<double>(x[i]);
+  return total;
+}
+
+double SumF32(const float* x, int64_t n) { return SumLoop(x, n); }
+double SumF64(const double* x, int64_t n) { return SumLoop(x, n); }
+
+template <bool kMax, class T>
+HWY_INLINE T ExtremeLoop(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  auto pick = [](auto acc, auto v) { return kMax ? hn::IfThenElse(hn::Lt(acc, v), v, acc)
+                                                 : hn::IfThenElse(hn::Lt(v, acc), v, acc); };
+  T best = x[0];
+  int64_t i = 0;
+  if (n >= N) {
+    auto acc = hn::LoadU(d, x);
+    auto nan = hn::IsNaN(acc);
+    for (i = N; i + N <= n; i += N) {
+      const auto v = hn::LoadU(d, x + i);
+      nan = hn::Or(nan, hn::IsNaN(v));
+      acc = pick(acc, v);
+    }
+    if (!hn::AllFalse(d, nan)) return std::numeric_limits<T>::quiet_NaN();
+    best = kMax ? hn::GetLane(hn::MaxOfLanes(d, acc)) : hn::GetLane(hn::MinOfLanes(d, acc));
+  }
+  for (; i < n; ++i) {
+    if (x[i] != x[i]) return x[i];
+    if (kMax ? best < x[i] : x[i] < best) best = x[i];
+  }
+  return best;
+}
+
+float MaxF32(const float* x, int64_t n) { return ExtremeLoop<true>(x, n); }
+double MaxF64(const double* x, int64_t n) { return ExtremeLoop<true>(x, n); }
+float MinF32(const float* x, int64_t n) { return ExtremeLoop<false>(x, n); }
+double MinF64(const double* x, int64_t n) { return ExtremeLoop<false>(x, n); }
+
+}  // namespace tensora::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tensora::simd {
+
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryF64);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
+HWY_EXPORT(SumF32);
+HWY_EXPORT(SumF64);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(MaxF64);
+HWY_EXPORT(MinF32);
+HWY_EXPORT(MinF64);
+
+bool binary_f32(BinaryOp op, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
+                float* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, sa, b, sb, out, n);
+}
+bool binary_f64(BinaryOp op, const double* a, std::int64_t sa, const double* b, std::int64_t sb,
+                double* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(BinaryF64)(op, a, sa, b, sb, out, n);
+}
+bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(UnaryF32)(op, in, out, n);
+}
+bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(UnaryF64)(op, in, out, n);
+}
+double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
+double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
+float max_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
+double max_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF64)(x, n); }
+float min_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }
+double min_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF64)(x, n); }
+
+}  // namespace tensora::simd
+#endif

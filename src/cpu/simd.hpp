@@ -1,0 +1,28 @@
+// SIMD fast paths for contiguous runs (Highway, runtime dispatch to the best target the CPU
+// has). Each returns false when it has no vector version for the op, and the caller then
+// runs the scalar definition from elementwise_functors.hpp.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/elementwise_catalog.hpp"
+
+namespace tensora::simd {
+
+// out[i] = a[i * sa] op b[i * sb] with sa, sb in {0, 1} (0: a broadcast scalar).
+bool binary_f32(BinaryOp op, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
+                float* out, std::int64_t n);
+bool binary_f64(BinaryOp op, const double* a, std::int64_t sa, const double* b, std::int64_t sb,
+                double* out, std::int64_t n);
+bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n);
+bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n);
+
+// Sums in double for accuracy; the blocking is fixed so results are deterministic.
+double sum_f32(const float* x, std::int64_t n);
+double sum_f64(const double* x, std::int64_t n);
+float max_f32(const float* x, std::int64_t n);  // NaN propagates
+double max_f64(const double* x, std::int64_t n);
+float min_f32(const float* x, std::int64_t n);
+double min_f64(const double* x, std::int64_t n);
+
+}  // namespace tensora::simd

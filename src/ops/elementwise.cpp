@@ -1,0 +1,225 @@
+// The direct elementwise op set: validate through the catalog, allocate, run the kernel.
+#include "cpu/kernels.hpp"
+#include "ops/elementwise_catalog.hpp"
+#include "ops/validate.hpp"
+
+namespace tensora {
+
+namespace {
+
+void check_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where) {
+  if (!accepts(op, dtype)) check::fail_unsupported_dtype(op.name, dtype, std::string(op.hint), where);
+}
+
+const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storage, SourceLocation where) {
+  if (t.shape() == shape) return t;
+  storage = t.broadcast_to(shape, where);
+  return storage;
+}
+
+// Integer division by zero has no value; say so before any work is done.
+void check_divisor(BinaryOp op, const Tensor& b, Engine& engine, SourceLocation where) {
+  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Rem) && is_integer(b.dtype()) && cpu::any_zero(b, engine))
+    check::fail_invalid(info(op).name, "integer division by zero", "other", where);
+}
+
+struct BinaryPlan {
+  Shape shape;
+  DType result;
+};
+
+BinaryPlan plan_binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine,
+                       SourceLocation where) {
+  const ElementwiseInfo& inf = info(op);
+  validate::operands(inf.name, engine, {&a, &b}, where);
+  check::same_dtype(inf.name, a.dtype(), b.dtype(), where);
+  check_accepts(inf, a.dtype(), where);
+  Shape shape = a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), inf.name, where);
+  check_divisor(op, b, engine, where);
+  return {std::move(shape), result_dtype(inf, a.dtype())};
+}
+
+void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Engine& engine,
+                SourceLocation where) {
+  Tensor a_view, b_view;
+  cpu::binary(op, out, broadcast_view(a, out.shape(), a_view, where), broadcast_view(b, out.shape(), b_view, where),
+              engine);
+}
+
+Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
+  BinaryPlan plan = plan_binary(op, a, b, engine, where);
+  Tensor out = Tensor::empty(std::move(plan.shape), plan.result, a.device(), where);
+  run_binary(op, out, a, b, engine, where);
+  return out;
+}
+
+Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& s, Engine& engine, SourceLocation where) {
+  const ElementwiseInfo& inf = info(op);
+  validate::operands(inf.name, engine, {&a}, where);
+  const Tensor b = validate::weak_scalar(inf.name, s, a.dtype(), a.device(), where);
+  return binary_op(op, a, b, engine, where);
+}
+
+void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, const Tensor& dest,
+                 SourceLocation where) {
+  BinaryPlan plan = plan_binary(op, a, b, engine, where);
+  validate::destination(info(op).name, dest, plan.result, plan.shape, a.device(), {&a, &b}, where);
+  run_binary(op, dest, a, b, engine, where);
+}
+
+DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
+  const ElementwiseInfo& inf = info(op);
+  validate::operands(inf.name, engine, {&x}, where);
+  check_accepts(inf, x.dtype(), where);
+  return result_dtype(inf, x.dtype());
+}
+
+Tensor unary_op(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
+  Tensor out = Tensor::empty(x.shape(), plan_unary(op, x, engine, where), x.device(), where);
+  cpu::unary(op, out, x, engine);
+  return out;
+}
+
+void unary_into(UnaryOp op, const Tensor& x, Engine& engine, const Tensor& dest, SourceLocation where) {
+  const DType result = plan_unary(op, x, engine, where);
+  validate::destination(info(op).name, dest, result, x.shape(), x.device(), {&x}, where);
+  cpu::unary(op, dest, x, engine);
+}
+
+}  // namespace
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op, SourceLocation where) {
+  const std::size_t r = std::max(a.size(), b.size());
+  Shape out(r);
+  for (std::size_t i = 0; i < r; ++i) {
+    const std::int64_t x = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const std::int64_t y = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    if (x != y && x != 1 && y != 1)
+      check::fail_shape(op, "shape mismatch: " + to_string(a) + " and " + to_string(b) + " do not broadcast",
+                        a, b, where);
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+#define TENSORA_BINARY_METHODS(method, Op)                                                        \
+  Tensor Tensor::method(const Tensor& other, Engine& engine, Loc where) const {                    \
+    return binary_op(BinaryOp::Op, *this, other, engine, where);                                   \
+  }                                                                                                \
+  Tensor Tensor::method(Scalar other, Engine& engine, Loc where) const {                           \
+    return binary_scalar(BinaryOp::Op, *this, other, engine, where);                               \
+  }                                                                                                \
+  void Tensor::method##_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where)  \
+      const {                                                                                      \
+    binary_into(BinaryOp::Op, *this, other, engine, dest, where);                                  \
+  }
+TENSORA_BINARY_METHODS(add, Add)
+TENSORA_BINARY_METHODS(sub, Sub)
+TENSORA_BINARY_METHODS(mul, Mul)
+TENSORA_BINARY_METHODS(div, Div)
+TENSORA_BINARY_METHODS(floor_div, FloorDiv)
+TENSORA_BINARY_METHODS(rem, Rem)
+TENSORA_BINARY_METHODS(pow, Pow)
+TENSORA_BINARY_METHODS(maximum, Maximum)
+TENSORA_BINARY_METHODS(minimum, Minimum)
+TENSORA_BINARY_METHODS(atan2, Atan2)
+TENSORA_BINARY_METHODS(eq, Eq)
+TENSORA_BINARY_METHODS(ne, Ne)
+TENSORA_BINARY_METHODS(lt, Lt)
+TENSORA_BINARY_METHODS(le, Le)
+TENSORA_BINARY_METHODS(gt, Gt)
+TENSORA_BINARY_METHODS(ge, Ge)
+TENSORA_BINARY_METHODS(logical_and, LogicalAnd)
+TENSORA_BINARY_METHODS(logical_or, LogicalOr)
+TENSORA_BINARY_METHODS(logical_xor, LogicalXor)
+#undef TENSORA_BINARY_METHODS
+
+#define TENSORA_UNARY_METHODS(method, Op)                                                  \
+  Tensor Tensor::method(Engine& engine, Loc where) const {                                  \
+    return unary_op(UnaryOp::Op, *this, engine, where);                                     \
+  }                                                                                         \
+  void Tensor::method##_into(Engine& engine, const Tensor& dest, Loc where) const {         \
+    unary_into(UnaryOp::Op, *this, engine, dest, where);                                    \
+  }
+TENSORA_UNARY_METHODS(neg, Neg)
+TENSORA_UNARY_METHODS(abs, Abs)
+TENSORA_UNARY_METHODS(sign, Sign)
+TENSORA_UNARY_METHODS(exp, Exp)
+TENSORA_UNARY_METHODS(expm1, Expm1)
+TENSORA_UNARY_METHODS(log, Log)
+TENSORA_UNARY_METHODS(log1p, Log1p)
+TENSORA_UNARY_METHODS(sqrt, Sqrt)
+TENSORA_UNARY_METHODS(rsqrt, Rsqrt)
+TENSORA_UNARY_METHODS(sin, Sin)
+TENSORA_UNARY_METHODS(cos, Cos)
+TENSORA_UNARY_METHODS(tan, Tan)
+TENSORA_UNARY_METHODS(tanh, Tanh)
+TENSORA_UNARY_METHODS(sigmoid, Sigmoid)
+TENSORA_UNARY_METHODS(erf, Erf)
+TENSORA_UNARY_METHODS(floor, Floor)
+TENSORA_UNARY_METHODS(ceil, Ceil)
+TENSORA_UNARY_METHODS(round, Round)
+TENSORA_UNARY_METHODS(conj, Conj)
+TENSORA_UNARY_METHODS(real, Real)
+TENSORA_UNARY_METHODS(imag, Imag)
+TENSORA_UNARY_METHODS(logical_not, LogicalNot)
+TENSORA_UNARY_METHODS(isnan, IsNan)
+TENSORA_UNARY_METHODS(isinf, IsInf)
+TENSORA_UNARY_METHODS(isfinite, IsFinite)
+#undef TENSORA_UNARY_METHODS
+
+Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
+  validate::operands("clamp", engine, {this}, where);
+  check_accepts(info(BinaryOp::Maximum), dtype_, where);
+  const Tensor lo_t = validate::weak_scalar("clamp", lo, dtype_, device_, where);
+  const Tensor hi_t = validate::weak_scalar("clamp", hi, dtype_, device_, where);
+  return clamp(lo_t, hi_t, engine, where);
+}
+
+Tensor Tensor::clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc where) const {
+  validate::operands("clamp", engine, {this, &lo, &hi}, where);
+  validate::same_dtypes("clamp", {this, &lo, &hi}, where);
+  check_accepts(info(BinaryOp::Maximum), dtype_, where);
+  const Shape shape = broadcast_shapes(broadcast_shapes(shape_, lo.shape(), "clamp", where), hi.shape(), "clamp", where);
+  Tensor out = Tensor::empty(shape, dtype_, device_, where);
+  run_binary(BinaryOp::Maximum, out, *this, lo, engine, where);
+  run_binary(BinaryOp::Minimum, out, out, hi, engine, where);  // in place: same view
+  return out;
+}
+
+Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
+  validate::operands("select", engine, {&pred, &a, &b}, where);
+  check::same_dtype("select", DType::Bool, pred.dtype(), where);
+  check::same_dtype("select", a.dtype(), b.dtype(), where);
+  const Shape shape =
+      broadcast_shapes(broadcast_shapes(pred.shape(), a.shape(), "select", where), b.shape(), "select", where);
+  Tensor out = Tensor::empty(shape, a.dtype(), a.device(), where);
+  Tensor pv, av, bv;
+  cpu::select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
+              broadcast_view(b, shape, bv, where), engine);
+  return out;
+}
+
+Tensor Tensor::convert(DType dtype, Engine& engine, Loc where) const {
+  validate::operands("convert", engine, {this}, where);
+  if (dtype == dtype_) return *this;
+  if (!can_convert(dtype_, dtype))
+    throw Error(ErrorKind::UnsupportedDTypeConversion, "convert",
+                "cannot convert " + std::string(name(dtype_)) + " to " + std::string(name(dtype)) +
+                    " without loss (not up the promotion lattice); use cast(" + std::string(name(dtype)) +
+                    ") for a lossy conversion",
+                UnsupportedDTypeConversion{dtype_, dtype}, where);
+  Tensor out = Tensor::empty(shape_, dtype, device_, where);
+  cpu::cast(out, *this, engine);
+  return out;
+}
+
+Tensor Tensor::cast(DType dtype, Engine& engine, Loc where) const {
+  validate::operands("cast", engine, {this}, where);
+  if (dtype == dtype_) return *this;
+  Tensor out = Tensor::empty(shape_, dtype, device_, where);
+  cpu::cast(out, *this, engine);
+  return out;
+}
+
+}  // namespace tensora

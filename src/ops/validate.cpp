@@ -1,0 +1,115 @@
+#include "ops/validate.hpp"
+
+#include <algorithm>
+
+#include "core/dispatch.hpp"
+#include "core/value_cast.hpp"
+
+namespace tensora::validate {
+
+void operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
+              SourceLocation where) {
+  const Tensor* first = nullptr;
+  for (const Tensor* t : tensors) {
+    if (!t->defined())
+      check::fail_invalid(op, "an operand is an empty (default-constructed) tensor", "operand", where);
+    if (first == nullptr) first = t;
+    else check::same_device(op, first->device(), t->device(), where);
+  }
+  if (first != nullptr && !(engine.device() == first->device()))
+    throw Error(ErrorKind::DeviceMismatch, std::string(op),
+                "device mismatch: expected " + engine.device().to_string() + ", actual " +
+                    first->device().to_string() + " (the engine runs on " +
+                    engine.device().to_string() + " but the operands are on " +
+                    first->device().to_string() + "; use an engine for " +
+                    first->device().to_string() + " or move the operands with to_device())",
+                DeviceMismatch{engine.device().to_string(), first->device().to_string()}, where);
+}
+
+void same_dtypes(std::string_view op, std::initializer_list<const Tensor*> tensors,
+                 SourceLocation where) {
+  const Tensor* first = *tensors.begin();
+  for (const Tensor* t : tensors) check::same_dtype(op, first->dtype(), t->dtype(), where);
+}
+
+namespace {
+
+// [lowest, highest] byte addresses a view touches (empty views touch nothing).
+std::pair<const char*, const char*> byte_span(const Tensor& t) {
+  const char* base = static_cast<const char*>(t.element_ptr());
+  std::int64_t lo = 0, hi = 0;
+  for (std::size_t d = 0; d < t.shape().size(); ++d) {
+    const std::int64_t reach = (t.shape()[d] - 1) * t.strides()[d];
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const auto esize = static_cast<std::int64_t>(size_of(t.dtype()));
+  return {base + lo * esize, base + hi * esize + esize};
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.element_ptr() == b.element_ptr() && a.shape() == b.shape() && a.strides() == b.strides() &&
+         a.dtype() == b.dtype();
+}
+
+}  // namespace
+
+void destination(std::string_view op, const Tensor& dest, DType dtype, const Shape& shape,
+                 Device device, std::initializer_list<const Tensor*> inputs, SourceLocation where) {
+  const std::string into = std::string(op) + "_into";
+  if (!dest.defined())
+    check::fail_invalid(into, "the destination is an empty (default-constructed) tensor", "dest", where);
+  check::same_device(into, device, dest.device(), where);
+  check::same_dtype(into, dtype, dest.dtype(), where);
+  if (dest.shape() != shape)
+    check::fail_shape(into,
+                      "destination shape " + to_string(dest.shape()) + " does not match the result shape " +
+                          to_string(shape),
+                      shape, dest.shape(), where);
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (dest.strides()[d] == 0 && shape[d] > 1)
+      check::fail_invalid(into,
+                          "the destination has a zero stride on axis " + std::to_string(d) +
+                              ", so several results would land on one element",
+                          "dest", where);
+  if (dest.numel() == 0) return;
+  const auto [dlo, dhi] = byte_span(dest);
+  for (const Tensor* in : inputs) {
+    if (!in->shares_storage_with(dest) || in->numel() == 0 || same_view(*in, dest)) continue;
+    const auto [lo, hi] = byte_span(*in);
+    if (lo < dhi && dlo < hi)
+      check::fail_invalid(into,
+                          "the destination overlaps an input with a different layout, which would "
+                          "overwrite elements before they are read; write to a fresh tensor or "
+                          "duplicate() the input",
+                          "dest", where);
+  }
+}
+
+Tensor weak_scalar(std::string_view op, const Scalar& value, DType dtype, Device device,
+                   SourceLocation where) {
+  auto fail = [&] {
+    check::fail_invalid(op,
+                        "scalar " + value.to_string() + " (" + std::string(name(value.kind())) +
+                            ") does not fit tensor dtype " + std::string(name(dtype)) +
+                            "; cast the tensor first",
+                        "scalar", where);
+  };
+  if (static_cast<int>(value.kind()) > static_cast<int>(scalar_kind(dtype))) fail();
+  Tensor out = Tensor::empty({}, dtype, device, where);
+  const bool ok = visit_dtype(dtype, [&]<class T>() {
+    T v{};
+    bool fits;
+    switch (value.kind()) {
+      case Scalar::Kind::Complex: fits = exact_value<T>(value.as_complex(), v); break;
+      case Scalar::Kind::Float: fits = exact_value<T>(value.as_double(), v); break;
+      default:
+        fits = value.is_u64_above_i64() ? exact_value<T>(value.as_u64(), v) : exact_value<T>(value.as_int(), v);
+    }
+    if (fits) *out.data<T>() = v;
+    return fits;
+  });
+  if (!ok) fail();
+  return out;
+}
+
+}  // namespace tensora::validate
