@@ -95,12 +95,70 @@ class TypedTensor {
     return TypedTensor(t_.to_device(device, where));
   }
 
+  // ---- ops: the direct op set with T fixed, so mixing element types does not compile ---
+#define TENSORA_TYPED_BINARY(op, R)                                                            \
+  TypedTensor<R> op(const TypedTensor& other, Engine& engine, Loc where = Loc::current()) const { \
+    return TypedTensor<R>(t_.op(other.t_, engine, where));                                     \
+  }                                                                                            \
+  TypedTensor<R> op(Scalar other, Engine& engine, Loc where = Loc::current()) const {          \
+    return TypedTensor<R>(t_.op(other, engine, where));                                        \
+  }
+  TENSORA_TYPED_BINARY(add, T)
+  TENSORA_TYPED_BINARY(sub, T)
+  TENSORA_TYPED_BINARY(mul, T)
+  TENSORA_TYPED_BINARY(div, T)
+  TENSORA_TYPED_BINARY(pow, T)
+  TENSORA_TYPED_BINARY(maximum, T)
+  TENSORA_TYPED_BINARY(minimum, T)
+  TENSORA_TYPED_BINARY(eq, bool)
+  TENSORA_TYPED_BINARY(ne, bool)
+  TENSORA_TYPED_BINARY(lt, bool)
+  TENSORA_TYPED_BINARY(le, bool)
+  TENSORA_TYPED_BINARY(gt, bool)
+  TENSORA_TYPED_BINARY(ge, bool)
+#undef TENSORA_TYPED_BINARY
+#define TENSORA_TYPED_UNARY(op)                                                 \
+  TypedTensor op(Engine& engine, Loc where = Loc::current()) const {            \
+    return TypedTensor(t_.op(engine, where));                                   \
+  }
+  TENSORA_TYPED_UNARY(neg)
+  TENSORA_TYPED_UNARY(exp)
+  TENSORA_TYPED_UNARY(log)
+  TENSORA_TYPED_UNARY(sqrt)
+  TENSORA_TYPED_UNARY(sin)
+  TENSORA_TYPED_UNARY(cos)
+  TENSORA_TYPED_UNARY(tanh)
+  TENSORA_TYPED_UNARY(sigmoid)
+#undef TENSORA_TYPED_UNARY
+#define TENSORA_TYPED_REDUCTION(op)                                                                 \
+  TypedTensor op(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const { \
+    return TypedTensor(t_.op(std::move(axes), engine, where));                                       \
+  }                                                                                                  \
+  TypedTensor op(Engine& engine, Loc where = Loc::current()) const { return TypedTensor(t_.op(engine, where)); }
+  TENSORA_TYPED_REDUCTION(sum)
+  TENSORA_TYPED_REDUCTION(prod)
+  TENSORA_TYPED_REDUCTION(mean)
+  TENSORA_TYPED_REDUCTION(max)
+  TENSORA_TYPED_REDUCTION(min)
+#undef TENSORA_TYPED_REDUCTION
+  // Checked (up the lattice) and lossy conversions to another element type.
+  template <Element U>
+  TypedTensor<U> convert(Engine& engine, Loc where = Loc::current()) const {
+    return TypedTensor<U>(t_.convert(dtype_of<U>(), engine, where));
+  }
+  template <Element U>
+  TypedTensor<U> cast(Engine& engine, Loc where = Loc::current()) const {
+    return TypedTensor<U>(t_.cast(dtype_of<U>(), engine, where));
+  }
+
   // ---- erasure ------------------------------------------------------------------------
   const Tensor& tensor() const { return t_; }
   operator const Tensor&() const { return t_; }  // NOLINT: Tensor(typed) erases the type
 
  private:
   friend class Tensor;
+  template <class U>
+  friend class TypedTensor;
   explicit TypedTensor(Tensor t) : t_(std::move(t)) {}
   Tensor t_;
 };
