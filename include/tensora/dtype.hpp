@@ -25,16 +25,27 @@ enum class DTypeKind { Bool, SignedInt, UnsignedInt, Float, Complex };
 
 std::string_view name(DType);     // "F32"
 std::string_view name(DTypeKind);  // "float"
-DTypeKind kind(DType);
-std::size_t size_of(DType);  // bytes per element
+// Bytes per element and kind, by table: both sit on every op's hot path.
+constexpr std::size_t size_of(DType d) {
+  constexpr std::size_t sizes[kNumDTypes] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
+  return sizes[static_cast<int>(d)];
+}
+constexpr DTypeKind kind(DType d) {
+  constexpr DTypeKind kinds[kNumDTypes] = {
+      DTypeKind::Bool,        DTypeKind::SignedInt,   DTypeKind::SignedInt,   DTypeKind::SignedInt,
+      DTypeKind::SignedInt,   DTypeKind::UnsignedInt, DTypeKind::UnsignedInt, DTypeKind::UnsignedInt,
+      DTypeKind::UnsignedInt, DTypeKind::Float,       DTypeKind::Float,       DTypeKind::Float,
+      DTypeKind::Float,       DTypeKind::Complex,     DTypeKind::Complex};
+  return kinds[static_cast<int>(d)];
+}
 
-inline bool is_integer(DType d) {
+constexpr bool is_integer(DType d) {
   return kind(d) == DTypeKind::SignedInt || kind(d) == DTypeKind::UnsignedInt;
 }
-inline bool is_floating(DType d) { return kind(d) == DTypeKind::Float; }
-inline bool is_complex(DType d) { return kind(d) == DTypeKind::Complex; }
+constexpr bool is_floating(DType d) { return kind(d) == DTypeKind::Float; }
+constexpr bool is_complex(DType d) { return kind(d) == DTypeKind::Complex; }
 // Floats and complex: the dtypes with a gradient.
-inline bool is_inexact(DType d) { return is_floating(d) || is_complex(d); }
+constexpr bool is_inexact(DType d) { return is_floating(d) || is_complex(d); }
 
 // The real dtype of a complex one (C64 -> F32); identity for the others.
 DType real_dtype(DType);

@@ -382,7 +382,10 @@ class Tensor {
   TypedTensor<T> typed(Loc where = Loc::current()) const;
 
   // The address of the element at the view's offset (the first element).
-  const void* element_ptr() const;
+  const void* element_ptr() const {
+    if (storage_ == nullptr) [[unlikely]] throw_empty_handle("element_ptr");
+    return static_cast<const char*>(storage_data()) + offset_ * static_cast<std::int64_t>(size_of(dtype_));
+  }
   // Copies every element into `dst` (numel * size_of(dtype) bytes) in the given order.
   void copy_to_buffer(void* dst, Layout layout) const;
   std::string to_string() const;
@@ -422,6 +425,8 @@ class Tensor {
     }
   }
   void check_defined(const char* op, Loc where) const;
+  [[noreturn]] static void throw_empty_handle(const char* op);
+  const void* storage_data() const;
   void check_element(DType requested, const char* op, Loc where) const;
   void check_single_element(Loc where) const;
   void check_contiguous_data(Loc where) const;

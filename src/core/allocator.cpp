@@ -18,14 +18,30 @@ std::size_t CachingAllocator::size_class(std::size_t nbytes) {
   return (nbytes + step - 1) / step * step;
 }
 
+std::size_t CachingAllocator::class_index(std::size_t nbytes) {
+  if (nbytes <= 4096) return nbytes == 0 ? 1 : (nbytes + 63) / 64;
+  const std::size_t top = std::bit_floor(nbytes);
+  const std::size_t step = top / 4;
+  const std::size_t m = (nbytes + step - 1) / step;  // 4..8
+  return 64 + (static_cast<std::size_t>(std::bit_width(top)) - 13) * 5 + (m - 4);
+}
+
+// The size of the buffers on free list `idx` (the inverse of class_index).
+std::size_t CachingAllocator::class_bytes(std::size_t idx) {
+  if (idx <= 64) return idx * 64;
+  const std::size_t k = (idx - 64) / 5, m = (idx - 64) % 5 + 4;
+  return (std::size_t{4096} << k) / 4 * m;
+}
+
 void* CachingAllocator::allocate(std::size_t nbytes) {
   const std::size_t cls = size_class(nbytes);
+  const std::size_t idx = class_index(nbytes);
   {
     std::lock_guard lock(mutex_);
-    auto it = free_.find(cls);
-    if (it != free_.end() && !it->second.empty()) {
-      void* p = it->second.back();
-      it->second.pop_back();
+    auto& list = free_[idx];
+    if (!list.empty()) {
+      void* p = list.back();
+      list.pop_back();
       stats_.bytes_cached -= cls;
       stats_.bytes_in_use += cls;
       if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
@@ -52,22 +68,20 @@ void CachingAllocator::deallocate(void* ptr, std::size_t nbytes) {
     std::free(ptr);
     return;
   }
-  free_[cls].push_back(ptr);
+  free_[class_index(nbytes)].push_back(ptr);
   stats_.bytes_cached += cls;
   if (stats_.bytes_cached > cache_limit_) trim_locked(cache_limit_);
 }
 
 void CachingAllocator::trim_locked(std::size_t limit) {
   // Largest buffers go first: they free the most memory for the fewest future faults.
-  while (stats_.bytes_cached > limit) {
-    std::size_t largest = 0;
-    for (auto& [cls, list] : free_)
-      if (!list.empty() && cls > largest) largest = cls;
-    if (largest == 0) break;
-    auto& list = free_[largest];
-    std::free(list.back());
-    list.pop_back();
-    stats_.bytes_cached -= largest;
+  for (std::size_t idx = kClasses; idx-- > 0 && stats_.bytes_cached > limit;) {
+    auto& list = free_[idx];
+    while (!list.empty() && stats_.bytes_cached > limit) {
+      std::free(list.back());
+      list.pop_back();
+      stats_.bytes_cached -= class_bytes(idx);
+    }
   }
 }
 
@@ -79,7 +93,6 @@ MemoryStats CachingAllocator::stats() {
 void CachingAllocator::release_cached() {
   std::lock_guard lock(mutex_);
   trim_locked(0);
-  free_.clear();
 }
 
 void CachingAllocator::set_cache_limit(std::size_t bytes) {

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 #include <mutex>
-#include <unordered_map>
+#include <array>
 #include <vector>
 
 #include "tensora/memory.hpp"
@@ -21,14 +21,18 @@ class CachingAllocator {
   void set_cache_limit(std::size_t bytes);
   void reset_peak();
 
-  // The bucket a request of `nbytes` is served from (at most 1/4 larger than asked for).
+  // The bucket a request of `nbytes` is served from (at most 1/4 larger than asked for),
+  // and the index of its free list.
   static std::size_t size_class(std::size_t nbytes);
+  static std::size_t class_index(std::size_t nbytes);
+  static std::size_t class_bytes(std::size_t index);
+  static constexpr std::size_t kClasses = 64 + 5 * 52 + 1;
 
  private:
   void trim_locked(std::size_t limit);
 
   std::mutex mutex_;
-  std::unordered_map<std::size_t, std::vector<void*>> free_;  // size class -> buffers
+  std::array<std::vector<void*>, kClasses> free_;  // class index -> buffers
   MemoryStats stats_;
   std::size_t cache_limit_ = std::size_t{1} << 30;
 };

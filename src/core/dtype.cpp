@@ -26,23 +26,6 @@ std::string_view name(DTypeKind k) {
   return "unknown";
 }
 
-DTypeKind kind(DType d) {
-  switch (d) {
-    case DType::Bool: return DTypeKind::Bool;
-    case DType::I8: case DType::I16: case DType::I32: case DType::I64: return DTypeKind::SignedInt;
-    case DType::U8: case DType::U16: case DType::U32: case DType::U64: return DTypeKind::UnsignedInt;
-    case DType::F16: case DType::BF16: case DType::F32: case DType::F64: return DTypeKind::Float;
-    case DType::C64: case DType::C128: return DTypeKind::Complex;
-  }
-  return DTypeKind::Float;
-}
-
-std::size_t size_of(DType d) {
-  static constexpr std::array<std::size_t, kNumDTypes> sizes = {1, 1, 2, 4, 8, 1, 2, 4,
-                                                                8, 2, 2, 4, 8, 8, 16};
-  return sizes[static_cast<std::size_t>(d)];
-}
-
 DType real_dtype(DType d) {
   if (d == DType::C64) return DType::F32;
   if (d == DType::C128) return DType::F64;

@@ -22,7 +22,13 @@ std::string Scalar::to_string() const {
     case Kind::Bool: return i_ ? "true" : "false";
     case Kind::Int: return is_u64_ ? std::to_string(u_) : std::to_string(i_);
     case Kind::Float: return format_double(f_);
-    case Kind::Complex: return "(" + format_element(c_) + ")";
+    case Kind::Complex: {
+      // Appending (rather than "(" + string) avoids a GCC 12 -O3 false -Wrestrict error.
+      std::string s = "(";
+      s += format_element(c_);
+      s += ')';
+      return s;
+    }
   }
   return "?";
 }

@@ -76,11 +76,11 @@ void Tensor::check_contiguous_data(Loc where) const {
                         "self", where);
 }
 
-const void* Tensor::element_ptr() const {
-  check_defined("element_ptr", Loc::current());  // an empty handle has no storage to point into
-  return static_cast<const char*>(storage_->data()) +
-         offset_ * static_cast<std::int64_t>(size_of(dtype_));
+void Tensor::throw_empty_handle(const char* op) {
+  check::fail_invalid(op, "the tensor is empty (default-constructed)", "self", Loc::current());
 }
+
+const void* Tensor::storage_data() const { return storage_->data(); }
 
 void Tensor::copy_to_buffer(void* dst, Layout layout) const {
   check_defined("copy_to_buffer", Loc::current());

@@ -22,7 +22,8 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
                      [](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
     constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-      if (s[0] == kT && (s[1] == 0 || s[1] == kT) && (s[2] == 0 || s[2] == kT)) {
+      // Short runs skip the dispatch: the SIMD ops here round exactly like the scalar loop.
+      if (n >= 32 && s[0] == kT && (s[1] == 0 || s[1] == kT) && (s[2] == 0 || s[2] == kT)) {
         bool done;
         if constexpr (std::is_same_v<T, float>)
           done = simd::binary_f32(Op, reinterpret_cast<const float*>(p[1]), s[1] / kT,

@@ -55,19 +55,23 @@ bool same_view(const Tensor& a, const Tensor& b) {
 
 void destination(std::string_view op, const Tensor& dest, DType dtype, const Shape& shape,
                  Device device, std::initializer_list<const Tensor*> inputs, SourceLocation where) {
-  const std::string into = std::string(op) + "_into";
+  // Built only on failure: this check runs on every _into call.
+  struct Into {
+    std::string_view op;
+    operator std::string() const { return std::string(op) + "_into"; }  // NOLINT
+  } const into{op};
   if (!dest.defined())
-    check::fail_invalid(into, "the destination is an empty (default-constructed) tensor", "dest", where);
-  check::same_device(into, device, dest.device(), where);
-  check::same_dtype(into, dtype, dest.dtype(), where);
+    check::fail_invalid(std::string(into), "the destination is an empty (default-constructed) tensor", "dest", where);
+  if (!(device == dest.device())) check::fail_device_mismatch(std::string(into), device, dest.device(), where);
+  if (dtype != dest.dtype()) check::fail_dtype_mismatch(std::string(into), dtype, dest.dtype(), where);
   if (dest.shape() != shape)
-    check::fail_shape(into,
+    check::fail_shape(std::string(into),
                       "destination shape " + to_string(dest.shape()) + " does not match the result shape " +
                           to_string(shape),
                       shape, dest.shape(), where);
   for (std::size_t d = 0; d < shape.size(); ++d)
     if (dest.strides()[d] == 0 && shape[d] > 1)
-      check::fail_invalid(into,
+      check::fail_invalid(std::string(into),
                           "the destination has a zero stride on axis " + std::to_string(d) +
                               ", so several results would land on one element",
                           "dest", where);
@@ -77,7 +81,7 @@ void destination(std::string_view op, const Tensor& dest, DType dtype, const Sha
     if (!in->shares_storage_with(dest) || in->numel() == 0 || same_view(*in, dest)) continue;
     const auto [lo, hi] = byte_span(*in);
     if (lo < dhi && dlo < hi)
-      check::fail_invalid(into,
+      check::fail_invalid(std::string(into),
                           "the destination overlaps an input with a different layout, which would "
                           "overwrite elements before they are read; write to a fresh tensor or "
                           "duplicate() the input",
