@@ -1,0 +1,92 @@
+// Unary elementwise kernels, conversions and copies.
+#include <cstring>
+#include <utility>
+
+#include "core/value_cast.hpp"
+#include "cpu/element_access.hpp"
+#include "cpu/elementwise_functors.hpp"
+#include "cpu/elementwise_loop.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/simd.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+template <UnaryOp Op, class T>
+void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
+  using C = compute_t<T>;
+  using R = decltype(fn::unary<Op>(C{}));
+  // bool for predicates, the real type for abs/real/imag of complex, else the input's type.
+  using Out = std::conditional_t<std::is_same_v<R, bool>, bool, std::conditional_t<std::is_same_v<R, C>, T, R>>;
+  run_elementwise<2>(engine, {&out, &in},
+                     [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<Out, float>) {
+      if (s[0] == kT && s[1] == kT &&
+          simd::unary_f32(Op, reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n))
+        return;
+    }
+    if constexpr (std::is_same_v<T, double> && std::is_same_v<Out, double>) {
+      if (s[0] == kT && s[1] == kT &&
+          simd::unary_f64(Op, reinterpret_cast<const double*>(p[1]), reinterpret_cast<double*>(p[0]), n))
+        return;
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+      store_from_compute<Out>(p[0] + i * s[0], fn::unary<Op>(load_as_compute<T>(p[1] + i * s[1])));
+  });
+}
+
+template <UnaryOp Op>
+void unary_op(const Tensor& out, const Tensor& in, Engine& engine) {
+  visit_dtype(in.dtype(), [&]<class T>() {
+    if constexpr ((info(Op).accepts & kind_bit(element_kind<T>())) != 0)
+      unary_typed<Op, T>(out, in, engine);
+  });
+}
+
+using UnaryFn = void (*)(const Tensor&, const Tensor&, Engine&);
+
+template <std::size_t... I>
+constexpr std::array<UnaryFn, sizeof...(I)> unary_table(std::index_sequence<I...>) {
+  return {&unary_op<static_cast<UnaryOp>(I)>...};
+}
+constexpr auto kUnaryKernels = unary_table(std::make_index_sequence<kNumUnaryOps>());
+
+}  // namespace
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, Engine& engine) {
+  kUnaryKernels[static_cast<std::size_t>(op)](out, in, engine);
+}
+
+void cast(const Tensor& out, const Tensor& in, Engine& engine) {
+  if (out.dtype() == in.dtype()) return copy(out, in, engine);
+  visit_dtype(out.dtype(), [&]<class To>() {
+    visit_dtype(in.dtype(), [&]<class From>() {
+      run_elementwise<2>(engine, {&out, &in},
+                         [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        for (std::int64_t i = 0; i < n; ++i) {
+          From v;
+          std::memcpy(&v, p[1] + i * s[1], sizeof(From));
+          const To r = cast_value<To>(v);
+          std::memcpy(p[0] + i * s[0], &r, sizeof(To));
+        }
+      });
+    });
+  });
+}
+
+void copy(const Tensor& out, const Tensor& in, Engine& engine) {
+  const std::size_t esize = size_of(in.dtype());
+  run_elementwise<2>(engine, {&out, &in},
+                     [esize](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    const auto e = static_cast<std::int64_t>(esize);
+    if (s[0] == e && s[1] == e) {
+      std::memcpy(p[0], p[1], static_cast<std::size_t>(n) * esize);
+      return;
+    }
+    for (std::int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], p[1] + i * s[1], esize);
+  });
+}
+
+}  // namespace tensora::cpu
