@@ -3,6 +3,7 @@
 
 #include "tensora/device.hpp"
 #include "tensora/dtype.hpp"
+#include "tensora/einsum.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/error.hpp"
 #include "tensora/half.hpp"
