@@ -44,7 +44,7 @@ class Scalar {
   std::complex<double> as_complex() const;
 
   // The default dtype for a scalar of this kind on a device with these settings.
-  std::string to_string() const;  // "0.5", "300", "(1+2j)"
+  std::string to_string() const;  // "0.5", "300", "(1+2i)"
 
  private:
   Kind kind_;

@@ -42,6 +42,12 @@ struct PadOptions {
   Scalar value = 0;
 };
 
+// Dimension numbers of dot_general (StableHLO): batch dims pair up lhs_batch_dims[i] with
+// rhs_batch_dims[i], contracting dims pair up the same way; negative dims count from the end.
+struct DotGeneralConfig {
+  std::vector<std::int64_t> lhs_batch_dims, rhs_batch_dims, lhs_contracting_dims, rhs_contracting_dims;
+};
+
 class Tensor {
  public:
   using Loc = SourceLocation;
@@ -314,6 +320,21 @@ class Tensor {
   Tensor cumsum(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
   Tensor cumprod(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
 
+  // ---- contractions ------------------------------------------------------------------
+  // StableHLO dot_general (docs/contractions.md): the result has the batch dims (in
+  // lhs_batch_dims order), then the free dims of self, then the free dims of rhs. Same dtype and
+  // device; every dtype but Bool (F16/BF16 compute in F32 and round once; integers wrap
+  // modulo 2^bits). Results do not depend on the engine's thread count.
+  Tensor dot_general(const Tensor& rhs, DotGeneralConfig config, Engine& engine,
+                     Loc where = Loc::current()) const;
+  void dot_general_into(const Tensor& rhs, DotGeneralConfig config, Engine& engine,
+                        const Tensor& dest, Loc where = Loc::current()) const;
+  // NumPy matmul: 1-D x 1-D is a dot product (0-d), a 1-D operand is a row / column vector
+  // whose extent-1 axis is dropped from the result, N-D operands are stacks of matrices in
+  // the last two axes with NumPy broadcasting of the leading (batch) axes.
+  Tensor matmul(const Tensor& rhs, Engine& engine, Loc where = Loc::current()) const;
+  void dot_into(const Tensor& rhs, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+
   // ---- structural ops -----------------------------------------------------------------
   // split, reverse and diagonal return views (no engine); the rest allocate a column-major
   // result. Negative axes count from the end. Semantics and errors: docs/structural.md.
@@ -457,6 +478,14 @@ Tensor concat(std::vector<Tensor> tensors, std::int64_t axis, Engine& engine,
 // Joins tensors of one shape along a new axis (in [-(rank+1), rank]).
 Tensor stack(std::vector<Tensor> tensors, std::int64_t axis, Engine& engine,
              SourceLocation where = SourceLocation::current());
+
+// Free-function spellings of the contractions (same semantics as the methods).
+Tensor dot_general(const Tensor& lhs, const Tensor& rhs, DotGeneralConfig config, Engine& engine,
+                   SourceLocation where = SourceLocation::current());
+Tensor matmul(const Tensor& lhs, const Tensor& rhs, Engine& engine,
+              SourceLocation where = SourceLocation::current());
+// The BLAS that F32/F64/C64/C128 products run on, e.g. "BLIS 0.9.0 (skx)" (docs/contractions.md).
+std::string blas_backend();
 
 // Shows dtype, device, shape and the values laid out by index (rows = first axis).
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

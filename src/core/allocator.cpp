@@ -19,6 +19,9 @@ std::size_t CachingAllocator::size_class(std::size_t nbytes) {
 }
 
 std::size_t CachingAllocator::class_index(std::size_t nbytes) {
+  // Index the rounded size: a request that rounds up to the next power of two (m == 8 below,
+  // e.g. 8000 -> 8192 bytes) must share that power's list with exact requests (8192 bytes).
+  nbytes = size_class(nbytes);
   if (nbytes <= 4096) return nbytes == 0 ? 1 : (nbytes + 63) / 64;
   const std::size_t top = std::bit_floor(nbytes);
   const std::size_t step = top / 4;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <numeric>
+#include <type_traits>
 #include <vector>
 
 #include "tensora/shape.hpp"
@@ -63,19 +64,20 @@ StridedLoop<K> make_strided_loop(const Shape& shape, std::array<char*, K> base,
 
 // Runs inner(ptrs, inner_strides, n) over the elements [begin, end) of the loop, in its
 // (coalesced) order; runs are cut at begin and end.
+// The same walk from other base pointers (a loop reused at many offsets, no copy).
 template <int K, class Inner>
-void run_strided_range(const StridedLoop<K>& loop, Inner&& inner, std::int64_t begin,
-                       std::int64_t end) {
+void run_strided_range_at(const StridedLoop<K>& loop, const std::type_identity_t<std::array<char*, K>>& base, Inner&& inner,
+                          std::int64_t begin, std::int64_t end) {
   if (loop.count == 0 || begin >= end) return;
   std::array<std::int64_t, K> inner_strides{};
   if (loop.shape.empty()) {
-    inner(loop.base, inner_strides, std::int64_t{1});
+    inner(base, inner_strides, std::int64_t{1});
     return;
   }
   for (int k = 0; k < K; ++k) inner_strides[k] = loop.strides[k][0];
   const std::int64_t n = loop.shape[0];
   if (loop.shape.size() == 1) {  // one run: the common contiguous case
-    std::array<char*, K> ptrs = loop.base;
+    std::array<char*, K> ptrs = base;
     for (int k = 0; k < K; ++k) ptrs[k] += begin * inner_strides[k];
     inner(ptrs, inner_strides, end - begin);
     return;
@@ -88,7 +90,7 @@ void run_strided_range(const StridedLoop<K>& loop, Inner&& inner, std::int64_t b
     idx_big.resize(outer_rank);
     idx = idx_big.data();
   }
-  std::array<char*, K> ptrs = loop.base;
+  std::array<char*, K> ptrs = base;
   std::int64_t rest = begin / n;
   std::int64_t i0 = begin % n;
   for (std::size_t d = 0; d < outer_rank; ++d) {
@@ -110,6 +112,12 @@ void run_strided_range(const StridedLoop<K>& loop, Inner&& inner, std::int64_t b
       idx[d] = 0;
     }
   }
+}
+
+template <int K, class Inner>
+void run_strided_range(const StridedLoop<K>& loop, Inner&& inner, std::int64_t begin,
+                       std::int64_t end) {
+  run_strided_range_at(loop, loop.base, inner, begin, end);
 }
 
 template <int K, class Inner>

@@ -44,15 +44,22 @@ bool is_nan(T v) {
   else return false;
 }
 
-// Python's floor division and modulo.
+// Python's floor division and modulo. Floats follow CPython's float_divmod: the quotient is
+// floored and then rounded to an integral value, a zero quotient takes the sign of a / b and a
+// zero remainder the sign of b. F32 (and F16/BF16, which compute in float) work in double, so
+// their result is Python's answer rounded once. A zero divisor gives a / b and NaN (NumPy).
 template <class T>
 T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    const T m = std::fmod(a, b);
-    T q = (a - m) / b;
-    if (m != 0 && ((b < 0) != (m < 0))) q -= 1;
-    return q;
+    using W = std::conditional_t<std::is_same_v<T, float>, double, T>;
+    const W x = a, y = b;
+    if (y == 0) return static_cast<T>(x / y);
+    const W m = std::fmod(x, y);
+    W q = (x - m) / y;
+    if (m != 0 && ((y < 0) != (m < 0))) q -= 1;
+    if (q == 0) return static_cast<T>(std::copysign(W{0}, x / y));
+    const W f = std::floor(q);
+    return static_cast<T>(q - f > W{0.5} ? f + 1 : f);
   } else if constexpr (std::is_signed_v<T>) {
     if (b == -1) return wrap_sub(T{0}, a);  // INT_MIN // -1 wraps
     T q = static_cast<T>(a / b);
@@ -65,8 +72,9 @@ T floor_div(T a, T b) {
 template <class T>
 T py_rem(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
-    T m = std::fmod(a, b);
-    if (m != 0 && ((b < 0) != (m < 0))) m += b;
+    const T m = std::fmod(a, b);
+    if (m == 0) return std::copysign(T{0}, b);
+    if ((b < 0) != (m < 0)) return m + b;
     return m;
   } else if constexpr (std::is_signed_v<T>) {
     if (b == -1) return T{0};
@@ -142,7 +150,10 @@ C sigmoid(C x) {
 
 template <UnaryOp Op, class C>
 auto unary(C a) {
-  if constexpr (Op == UnaryOp::Neg) return wrap_sub(C{0}, a);
+  if constexpr (Op == UnaryOp::Neg) {
+    if constexpr (is_int_v<C>) return wrap_sub(C{0}, a);
+    else return -a;  // 0 - x would turn -(+0) into +0
+  }
   else if constexpr (Op == UnaryOp::Abs) {
     if constexpr (is_complex_v<C>) return std::abs(a);
     else if constexpr (std::is_unsigned_v<C>) return a;

@@ -65,6 +65,28 @@ std::unique_ptr<T[]> make_buffer(std::int64_t n, T value) {
   return p;
 }
 
+// acc[i] = step(acc[i], x[i]) for a contiguous run, with SIMD where there is a fast path
+// (the same arithmetic per element as the scalar step, so results do not change).
+template <ReduceOp Op, class T, class Acc>
+bool simd_sweep(Acc* acc, const T* x, std::int64_t n) {
+  if constexpr (std::is_same_v<T, float> && std::is_same_v<Acc, double> &&
+                (Op == ReduceOp::Sum || Op == ReduceOp::Mean)) {
+    simd::accumulate_sum_f32(acc, x, n);
+    return true;
+  } else if constexpr (std::is_same_v<T, double> && (Op == ReduceOp::Sum || Op == ReduceOp::Mean)) {
+    simd::accumulate_sum_f64(acc, x, n);
+    return true;
+  } else if constexpr (std::is_same_v<T, float> && (Op == ReduceOp::Max || Op == ReduceOp::Min)) {
+    simd::accumulate_extreme_f32(Op == ReduceOp::Max, acc, x, n);
+    return true;
+  } else if constexpr (std::is_same_v<T, double> && (Op == ReduceOp::Max || Op == ReduceOp::Min)) {
+    simd::accumulate_extreme_f64(Op == ReduceOp::Max, acc, x, n);
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // Combines partials pairwise in a fixed tree.
 template <class R, class Acc>
 Acc combine_tree(Acc* parts, std::int64_t n) {
@@ -144,10 +166,17 @@ void reduce_typed(const Tensor& out, const Tensor& x, std::size_t kept, Engine& 
                                               {kept_strides, acc_strides});
   const std::int64_t grain = std::max<std::int64_t>(256, kElementGrain / std::max<std::int64_t>(1, n_red));
   auto sweep = [&](std::int64_t o0, std::int64_t o1) {
+    std::array<char*, 2> at = kept_loop.base;
     for (std::int64_t r = 0; r < n_red; ++r) {
-      StridedLoop<2> loop = kept_loop;
-      loop.base[0] = base + offset_of(r, red_shape, red_strides);
-      run_strided_range(loop, [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+      at[0] = base + offset_of(r, red_shape, red_strides);
+      run_strided_range_at(kept_loop, at, [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        if (s[0] == static_cast<std::int64_t>(sizeof(T)) && s[1] == static_cast<std::int64_t>(sizeof(Acc))) {
+          if (simd_sweep<Op, T>(reinterpret_cast<Acc*>(p[1]), reinterpret_cast<const T*>(p[0]), n)) return;
+          auto* a = reinterpret_cast<Acc*>(p[1]);
+          const auto* x = reinterpret_cast<const T*>(p[0]);
+          for (std::int64_t i = 0; i < n; ++i) a[i] = R::step(a[i], static_cast<compute_t<T>>(x[i]));
+          return;
+        }
         for (std::int64_t i = 0; i < n; ++i) {
           Acc* a = reinterpret_cast<Acc*>(p[1] + i * s[1]);
           *a = R::step(*a, load_as_compute<T>(p[0] + i * s[0]));
@@ -155,7 +184,7 @@ void reduce_typed(const Tensor& out, const Tensor& x, std::size_t kept, Engine& 
       }, o0, o1);
       if ((r + 1) % kFoldEvery == 0 || r + 1 == n_red) {
         // Fold the block into the total; positions map through the same loop order.
-        run_strided_range(loop, [&](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        run_strided_range_at(kept_loop, at, [&](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
           for (std::int64_t i = 0; i < n; ++i) {
             Acc* a = reinterpret_cast<Acc*>(p[1] + i * s[1]);
             Acc& t = total[a - block.get()];

@@ -26,8 +26,8 @@ HWY_INLINE V Bin(D, V a, V b) {
 }
 
 template <BinaryOp Op, class T>
-HWY_INLINE void BinaryLoop(const T* HWY_RESTRICT a, int64_t sa, const T* HWY_RESTRICT b,
-                           int64_t sb, T* HWY_RESTRICT out, int64_t n) {
+// No HWY_RESTRICT: an in-place op passes the same buffer as an input and the output.
+HWY_INLINE void BinaryLoop(const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
   const hn::ScalableTag<T> d;
   const auto N = static_cast<int64_t>(hn::Lanes(d));
   auto load = [&](const T* p, int64_t s, int64_t i) { return s ? hn::LoadU(d, p + i) : hn::Set(d, p[0]); };
@@ -73,12 +73,13 @@ HWY_INLINE V Un(D d, V x) {
   if constexpr (Op == UnaryOp::Neg) return hn::Neg(x);
   else if constexpr (Op == UnaryOp::Abs) return hn::Abs(x);
   else if constexpr (Op == UnaryOp::Exp) return hn::Exp(d, x);
-  else if constexpr (Op == UnaryOp::Expm1) return hn::Expm1(d, x);
+  // Expm1 and Sin return +0 for -0; keep the sign of zero as the scalar definition does.
+  else if constexpr (Op == UnaryOp::Expm1) return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));
   else if constexpr (Op == UnaryOp::Log) return hn::Log(d, x);
   else if constexpr (Op == UnaryOp::Log1p) return hn::Log1p(d, x);
   else if constexpr (Op == UnaryOp::Sqrt) return hn::Sqrt(x);
   else if constexpr (Op == UnaryOp::Rsqrt) return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
-  else if constexpr (Op == UnaryOp::Sin) return hn::Sin(d, x);
+  else if constexpr (Op == UnaryOp::Sin) return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
   else if constexpr (Op == UnaryOp::Cos) return hn::Cos(d, x);
   else if constexpr (Op == UnaryOp::Tanh) return hn::Tanh(d, x);
   else if constexpr (Op == UnaryOp::Sigmoid) {
@@ -133,7 +134,7 @@ HWY_INLINE V UnChecked(D d, V x) {
 }
 
 template <UnaryOp Op, class T>
-HWY_INLINE void UnaryLoop(const T* HWY_RESTRICT in, T* HWY_RESTRICT out, int64_t n) {
+HWY_INLINE void UnaryLoop(const T* in, T* out, int64_t n) {  // in == out for in-place ops
   const hn::ScalableTag<T> d;
   const auto N = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
@@ -225,6 +226,46 @@ double MaxF64(const double* x, int64_t n) { return ExtremeLoop<true>(x, n); }
 float MinF32(const float* x, int64_t n) { return ExtremeLoop<false>(x, n); }
 double MinF64(const double* x, int64_t n) { return ExtremeLoop<false>(x, n); }
 
+template <class T>
+HWY_INLINE void AccumulateSum(double* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const auto N = static_cast<int64_t>(hn::Lanes(dd));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    hn::Vec<decltype(dd)> v;
+    if constexpr (sizeof(T) == 4) {
+      const hn::Rebind<float, decltype(dd)> df;
+      v = hn::PromoteTo(dd, hn::LoadU(df, x + i));
+    } else {
+      v = hn::LoadU(dd, x + i);
+    }
+    hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), v), dd, acc + i);
+  }
+  for (; i < n; ++i) acc[i] += static_cast<double>(x[i]);
+}
+
+void AccumulateSumF32(double* acc, const float* x, int64_t n) { AccumulateSum(acc, x, n); }
+void AccumulateSumF64(double* acc, const double* x, int64_t n) { AccumulateSum(acc, x, n); }
+
+template <class T>
+HWY_INLINE void AccumulateExtreme(bool max, T* HWY_RESTRICT acc, const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= n; i += N) {
+    const auto a = hn::LoadU(d, acc + i), v = hn::LoadU(d, x + i);
+    const auto r = max ? Bin<BinaryOp::Maximum>(d, a, v) : Bin<BinaryOp::Minimum>(d, a, v);
+    hn::StoreU(r, d, acc + i);
+  }
+  for (; i < n; ++i) {
+    const T a = acc[i], v = x[i];
+    acc[i] = a != a ? a : v != v ? v : (max ? (a < v ? v : a) : (v < a ? v : a));
+  }
+}
+
+void AccumulateExtremeF32(bool max, float* acc, const float* x, int64_t n) { AccumulateExtreme(max, acc, x, n); }
+void AccumulateExtremeF64(bool max, double* acc, const double* x, int64_t n) { AccumulateExtreme(max, acc, x, n); }
+
 }  // namespace tensora::simd::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -241,6 +282,23 @@ HWY_EXPORT(MaxF32);
 HWY_EXPORT(MaxF64);
 HWY_EXPORT(MinF32);
 HWY_EXPORT(MinF64);
+HWY_EXPORT(AccumulateSumF32);
+HWY_EXPORT(AccumulateSumF64);
+HWY_EXPORT(AccumulateExtremeF32);
+HWY_EXPORT(AccumulateExtremeF64);
+
+void accumulate_sum_f32(double* acc, const float* x, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateSumF32)(acc, x, n);
+}
+void accumulate_sum_f64(double* acc, const double* x, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateSumF64)(acc, x, n);
+}
+void accumulate_extreme_f32(bool max, float* acc, const float* x, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateExtremeF32)(max, acc, x, n);
+}
+void accumulate_extreme_f64(bool max, double* acc, const double* x, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(AccumulateExtremeF64)(max, acc, x, n);
+}
 
 bool binary_f32(BinaryOp op, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
                 float* out, std::int64_t n) {

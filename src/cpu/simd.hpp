@@ -25,4 +25,11 @@ double max_f64(const double* x, std::int64_t n);
 float min_f32(const float* x, std::int64_t n);
 double min_f64(const double* x, std::int64_t n);
 
+// acc[i] += x[i] (in double) and acc[i] = max/min(acc[i], x[i]) with the scalar definition's
+// NaN and tie rules: the column sweeps of outer reductions.
+void accumulate_sum_f32(double* acc, const float* x, std::int64_t n);
+void accumulate_sum_f64(double* acc, const double* x, std::int64_t n);
+void accumulate_extreme_f32(bool max, float* acc, const float* x, std::int64_t n);
+void accumulate_extreme_f64(bool max, double* acc, const double* x, std::int64_t n);
+
 }  // namespace tensora::simd

@@ -2,6 +2,23 @@
 
 namespace tensora {
 
+namespace {
+
+// The pool whose job this thread is running chunks of. A chunk that calls run() on the same
+// pool again (an op on the same engine from inside parallel_for) runs its chunks inline: the
+// job lock is held and the workers are busy, so waiting for them would deadlock.
+thread_local const ThreadPool* t_running_pool = nullptr;
+
+struct RunningScope {
+  const ThreadPool* saved;
+  explicit RunningScope(const ThreadPool* pool) : saved(t_running_pool) { t_running_pool = pool; }
+  ~RunningScope() { t_running_pool = saved; }
+  RunningScope(const RunningScope&) = delete;
+  RunningScope& operator=(const RunningScope&) = delete;
+};
+
+}  // namespace
+
 ThreadPool::ThreadPool(int workers) {
   for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { worker_loop(); });
 }
@@ -16,6 +33,7 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::work_on_current_job() {
+  const RunningScope running(this);
   std::int64_t done_here = 0;
   for (std::int64_t i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < chunks_;) {
     try {
@@ -48,6 +66,10 @@ void ThreadPool::worker_loop() {
 }
 
 void ThreadPool::run(std::int64_t chunks, const std::function<void(std::int64_t)>& chunk) {
+  if (t_running_pool == this) {  // nested inside one of this pool's chunks
+    for (std::int64_t i = 0; i < chunks; ++i) chunk(i);
+    return;
+  }
   std::lock_guard serialize(run_mutex_);
   {
     // A worker that woke late for the previous job may still be leaving it.

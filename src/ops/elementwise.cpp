@@ -1,5 +1,11 @@
 // The direct elementwise op set: validate through the catalog, allocate, run the kernel.
+#include <algorithm>
+#include <numeric>
+
+#include "core/storage.hpp"
+#include "cpu/elementwise_loop.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/transpose_copy.hpp"
 #include "ops/elementwise_catalog.hpp"
 #include "ops/validate.hpp"
 
@@ -7,8 +13,10 @@ namespace tensora {
 
 namespace {
 
-void check_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where) {
-  if (!accepts(op, dtype)) check::fail_unsupported_dtype(op.name, dtype, std::string(op.hint), where);
+// `name` is the op the caller sees (clamp validates through maximum's entry).
+void check_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name = {}) {
+  if (!accepts(op, dtype))
+    check::fail_unsupported_dtype(name.empty() ? op.name : name, dtype, std::string(op.hint), where);
 }
 
 const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storage, SourceLocation where) {
@@ -21,6 +29,37 @@ const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storag
 void check_divisor(BinaryOp op, const Tensor& b, Engine& engine, SourceLocation where) {
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Rem) && is_integer(b.dtype()) && cpu::any_zero(b, engine))
     check::fail_invalid(info(op).name, "integer division by zero", "other", where);
+}
+
+// True when `t` covers a dense block of memory in some axis order with positive strides.
+bool dense_positive(const Tensor& t) {
+  std::vector<std::size_t> order(t.shape().size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return t.strides()[a] < t.strides()[b]; });
+  std::int64_t expected = 1;
+  for (auto d : order) {
+    if (t.shape()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.shape()[d];
+  }
+  return true;
+}
+
+// Runs `kernel(out)` for a fresh column-major `out`. When every input shares one dense layout
+// that is not column-major (e.g. all transposed), the kernel would read the inputs across
+// cache lines; it then runs in the inputs' layout into scratch, and one cache-blocked
+// transpose copies the result into column-major order.
+template <class Kernel>
+void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine, Kernel kernel) {
+  const Tensor& first = **inputs.begin();
+  bool shared = out.numel() >= kElementGrain && first.shape() == out.shape() && !first.is_contiguous() &&
+                dense_positive(first);
+  for (const Tensor* t : inputs) shared = shared && t->shape() == first.shape() && t->strides() == first.strides();
+  if (!shared) return kernel(out);
+  const Tensor scratch(Storage::allocate(static_cast<std::size_t>(out.numel()) * size_of(out.dtype()), out.device()),
+                       out.shape(), first.strides(), 0, out.dtype(), out.device());
+  kernel(scratch);
+  cpu::transpose_copy(out, scratch, engine);
 }
 
 struct BinaryPlan {
@@ -49,7 +88,7 @@ void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
   BinaryPlan plan = plan_binary(op, a, b, engine, where);
   Tensor out = Tensor::empty(std::move(plan.shape), plan.result, a.device(), where);
-  run_binary(op, out, a, b, engine, where);
+  run_fresh(out, {&a, &b}, engine, [&](const Tensor& dst) { run_binary(op, dst, a, b, engine, where); });
   return out;
 }
 
@@ -76,7 +115,7 @@ DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation whe
 
 Tensor unary_op(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
   Tensor out = Tensor::empty(x.shape(), plan_unary(op, x, engine, where), x.device(), where);
-  cpu::unary(op, out, x, engine);
+  run_fresh(out, {&x}, engine, [&](const Tensor& dst) { cpu::unary(op, dst, x, engine); });
   return out;
 }
 
@@ -170,7 +209,7 @@ TENSORA_UNARY_METHODS(isfinite, IsFinite)
 
 Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
   validate::operands("clamp", engine, {this}, where);
-  check_accepts(info(BinaryOp::Maximum), dtype_, where);
+  check_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
   const Tensor lo_t = validate::weak_scalar("clamp", lo, dtype_, device_, where);
   const Tensor hi_t = validate::weak_scalar("clamp", hi, dtype_, device_, where);
   return clamp(lo_t, hi_t, engine, where);
@@ -179,7 +218,7 @@ Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
 Tensor Tensor::clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc where) const {
   validate::operands("clamp", engine, {this, &lo, &hi}, where);
   validate::same_dtypes("clamp", {this, &lo, &hi}, where);
-  check_accepts(info(BinaryOp::Maximum), dtype_, where);
+  check_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
   const Shape shape = broadcast_shapes(broadcast_shapes(shape_, lo.shape(), "clamp", where), hi.shape(), "clamp", where);
   Tensor out = Tensor::empty(shape, dtype_, device_, where);
   run_binary(BinaryOp::Maximum, out, *this, lo, engine, where);

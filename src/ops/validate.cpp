@@ -109,6 +109,13 @@ Tensor weak_scalar(std::string_view op, const Scalar& value, DType dtype, Device
       default:
         fits = value.is_u64_above_i64() ? exact_value<T>(value.as_u64(), v) : exact_value<T>(value.as_int(), v);
     }
+    // An integer scalar must survive in a float tensor exactly (F16 + 2049 would add 2048);
+    // float scalars round to the tensor's precision as weak scalars do everywhere.
+    if (fits && (value.kind() == Scalar::Kind::Int || value.kind() == Scalar::Kind::Bool) && (is_float_v<T> || is_complex_v<T>)) {
+      const auto stored = static_cast<long double>(detail::real_part(v));
+      fits = value.is_u64_above_i64() ? stored == static_cast<long double>(value.as_u64())
+                                      : stored == static_cast<long double>(value.as_int());
+    }
     if (fits) *out.data<T>() = v;
     return fits;
   });

@@ -1,4 +1,4 @@
-// expect: conversion from .*TypedTensor<double>.* to non-scalar type .*TypedTensor<float>.* requested
+// expect: conversion from .*TypedTensor<double>.* to non-scalar type .*TypedTensor<float>
 // Initializing a TypedTensor<float> from a TypedTensor<double> does not compile.
 #include <tensora/tensora.hpp>
 

@@ -1,0 +1,53 @@
+// The one interface between tensora and an optimized BLAS: column-major GEMM for the four
+// BLAS types, a name, and thread control. The library is loaded at run time (dlopen, local
+// symbols), so it never interposes on another library's BLAS in the same process and the
+// CPU-specific kernel choice can be made before the library reads its environment
+// (docs/contractions.md, "BLAS provider").
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <string>
+
+namespace tensora::cpu {
+
+enum class BlasOp : std::uint8_t { N, T };  // op(X) = X or X^T (never conjugated)
+
+class BlasProvider {
+ public:
+  virtual ~BlasProvider() = default;
+  // e.g. "BLIS 0.9.0 (skx)", "OpenBLAS 0.3.21 (SkylakeX)", "reference (no BLAS library found)".
+  virtual std::string name() const = 0;
+  // Threads one call may use (process-wide for the library). tensora itself always runs the
+  // library single-threaded and parallelizes over fixed blocks (docs/contractions.md).
+  virtual void set_threads(int threads) = 0;
+  virtual int threads() const = 0;
+
+  // C (m x n, leading dim ldc) = alpha * op(A) * op(B) + beta * C, column-major; op(A) is
+  // m x k, op(B) is k x n. With beta == 0, C is not read.
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                    const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                    std::int64_t ldc) = 0;
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+                    const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+                    double* c, std::int64_t ldc) = 0;
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                    std::complex<float> alpha, const std::complex<float>* a, std::int64_t lda,
+                    const std::complex<float>* b, std::int64_t ldb, std::complex<float> beta,
+                    std::complex<float>* c, std::int64_t ldc) = 0;
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                    std::complex<double> alpha, const std::complex<double>* a, std::int64_t lda,
+                    const std::complex<double>* b, std::int64_t ldb, std::complex<double> beta,
+                    std::complex<double>* c, std::int64_t ldc) = 0;
+};
+
+// The process-wide provider, loaded on first use (thread-safe). The choice: TENSORA_BLAS
+// (blis | openblas | reference) when set, else BLIS, else OpenBLAS, else the reference loops.
+// Its thread count starts at 1.
+BlasProvider& blas();
+
+// The provider for one explicit choice ("blis", "openblas", "reference"), or nullptr when that
+// library cannot be loaded. Used by benchmarks to measure the candidates side by side.
+BlasProvider* blas_by_name(const std::string& which);
+
+}  // namespace tensora::cpu

@@ -1,0 +1,432 @@
+// dot_general on the CPU. The operands are viewed as [batch..., M..., K...] and
+// [batch..., K..., N...] (permuted views, no copy), each dim group is folded into one
+// dimension where the strides allow it, and the product runs as a batch of matrix products
+// C(m x n) = A(m x k) B(k x n) on one of three paths:
+//   blas    F32/F64/C64/C128 products of some size: the BLAS provider, one single-threaded
+//           call per (batch, fixed block of output columns or rows);
+//   lanes   many tiny products: tensora's lane kernel, vectorized across the batch;
+//   generic everything else (integers, small or few products): tensora's tiled kernel.
+// An operand whose layout a path cannot take (dims that do not fold, a matrix without a unit
+// stride for BLAS, a batch that is not the fastest axis for lanes) or whose dtype is computed
+// in another one (F16/BF16 in F32, narrow integers in U32) is copied once into the layout the
+// path wants (cpu/transpose_copy). The blocking depends on the shapes only, never on the
+// engine's thread count, so every engine makes the same calls in the same order per element.
+#include "cpu/gemm.hpp"
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+#include <optional>
+
+#include "core/dispatch.hpp"
+#include "cpu/blas_provider.hpp"
+#include "cpu/gemm_kernels.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/transpose_copy.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+using Index = std::vector<std::int64_t>;
+
+enum class Path { Blas, Lanes, Generic };
+
+// Tunables; docs/contractions.md has the measurements behind them.
+constexpr double kLanesMaxWork = 32.0 * 32 * 32;      // m*n*k of one product on the lane kernel
+constexpr std::int64_t kLanesMinBatch = 32;           // fewer products: one at a time
+constexpr double kBlasMinWork = 32.0 * 32 * 32;       // real products below this skip the BLAS
+constexpr double kBlasMinWorkComplex = 16.0 * 16 * 16;
+constexpr double kTaskWork = 1 << 18;                 // multiply-adds per parallel task, at least
+constexpr double kSplitMinWork = 1 << 21;             // one product is cut into blocks above this
+constexpr std::int64_t kSplitMinBatch = 8;            // with this many products, never cut one
+constexpr std::int64_t kSplitMinExtent = 512;         // nor a product narrower than this
+constexpr std::int64_t kBlockWide = 512;              // block width from an extent of 1024
+
+// The dtype a product is computed in: F16/BF16 in F32 (rounded once at the end), integers in
+// unsigned arithmetic of at least 32 bits (wraps modulo 2^bits, then truncates).
+DType compute_dtype(DType d) {
+  switch (d) {
+    case DType::F16:
+    case DType::BF16: return DType::F32;
+    case DType::I8:
+    case DType::I16:
+    case DType::I32:
+    case DType::U8:
+    case DType::U16:
+    case DType::U32: return DType::U32;
+    case DType::I64:
+    case DType::U64: return DType::U64;
+    default: return d;
+  }
+}
+
+Path choose(DType ct, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const bool complex = ct == DType::C64 || ct == DType::C128;
+  if (!complex && batch >= kLanesMinBatch && work <= kLanesMaxWork) return Path::Lanes;
+  if ((ct == DType::F32 || ct == DType::F64) && work >= kBlasMinWork) return Path::Blas;
+  if (complex && work >= kBlasMinWorkComplex) return Path::Blas;
+  return Path::Generic;
+}
+
+// The same bytes read as another dtype of the same size (integers: the U32/U64 compute view).
+Tensor as_dtype(const Tensor& t, DType d) {
+  return Tensor(t.storage(), t.shape(), t.strides(), t.offset(), d, t.device());
+}
+
+bool reinterpretable(DType from, DType to) {
+  return from == to || (is_integer(from) && is_integer(to) && size_of(from) == size_of(to));
+}
+
+// dst = src elementwise; dtypes may differ (a value cast), layouts may differ (a tiled copy).
+void fill(const Tensor& dst, const Tensor& src, Engine& engine) {
+  if (reinterpretable(src.dtype(), dst.dtype())) transpose_copy(dst, as_dtype(src, dst.dtype()), engine);
+  else cast(dst, src, engine);
+}
+
+// An uninitialized tensor of `shape` ([batch(nb)..., rest...]) in dtype `ct`, with the batch
+// dims fastest in memory (the lane kernel's layout) or slowest (one dense matrix per batch).
+Tensor alloc_layout(const Shape& shape, std::size_t nb, DType ct, bool batch_fastest, Device device) {
+  const std::size_t r = shape.size();
+  Index order(r);  // memory order, fastest first
+  std::iota(order.begin(), order.end(), 0);
+  if (!batch_fastest) std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nb), order.end());
+  Shape mem(r);
+  for (std::size_t i = 0; i < r; ++i) mem[i] = shape[static_cast<std::size_t>(order[i])];
+  Index inverse(r);
+  for (std::size_t i = 0; i < r; ++i) inverse[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
+  return Tensor::empty(mem, ct, device).permute(inverse);
+}
+
+Tensor compact(const Tensor& view, std::size_t nb, DType ct, bool batch_fastest, Engine& engine) {
+  Tensor dst = alloc_layout(view.shape(), nb, ct, batch_fastest, view.device());
+  fill(dst, view, engine);
+  return dst;
+}
+
+struct Dim {
+  std::int64_t size = 1, stride = 0;
+};
+
+// Folds dims [begin, end) of t (first fastest) into one; nullopt when the strides do not allow
+// it. Extent-1 dims are skipped; no dims gives {1, 0}.
+std::optional<Dim> fold(const Tensor& t, std::size_t begin, std::size_t end) {
+  Dim g;
+  bool any = false;
+  for (std::size_t d = begin; d < end; ++d) {
+    const std::int64_t n = t.shape()[d], s = t.strides()[d];
+    if (n == 1) continue;
+    if (!any) {
+      g = {n, s};
+      any = true;
+    } else {
+      if (s != g.stride * g.size) return std::nullopt;
+      g.size *= n;
+    }
+  }
+  return g;
+}
+
+// BLAS form of a rows x cols matrix with strides (rs, cs): op N (column-major, ld = cs) or
+// op T (row-major, ld = rs), with ld >= the extent BLAS requires.
+struct BlasForm {
+  bool ok = false;
+  BlasOp op = BlasOp::N;
+  std::int64_t ld = 1;
+};
+BlasForm blas_form(std::int64_t rows, std::int64_t cols, std::int64_t rs, std::int64_t cs) {
+  if ((rows == 1 || rs == 1) && (cols == 1 || cs >= std::max<std::int64_t>(1, rows)))
+    return {true, BlasOp::N, cols == 1 ? std::max<std::int64_t>(1, rows) : cs};
+  if ((cols == 1 || cs == 1) && (rows == 1 || rs >= std::max<std::int64_t>(1, cols)))
+    return {true, BlasOp::T, rows == 1 ? std::max<std::int64_t>(1, cols) : rs};
+  return {};
+}
+
+// Offsets of the three operands for a flat (column-major) batch index; dims that fold for all
+// three are folded.
+struct BatchIndex {
+  Index sizes;
+  std::array<Index, 3> strides;
+  BatchIndex(const std::array<const Tensor*, 3>& t, std::size_t nb) {
+    for (std::size_t d = 0; d < nb; ++d) {
+      const std::int64_t n = t[0]->shape()[d];
+      if (n == 1) continue;
+      bool folds = !sizes.empty();
+      for (int k = 0; k < 3 && folds; ++k)
+        folds = t[k]->strides()[d] == strides[k].back() * sizes.back();
+      if (folds) {
+        sizes.back() *= n;
+        continue;
+      }
+      sizes.push_back(n);
+      for (int k = 0; k < 3; ++k) strides[k].push_back(t[k]->strides()[d]);
+    }
+  }
+  std::array<std::int64_t, 3> offsets(std::int64_t b) const {
+    std::array<std::int64_t, 3> off{0, 0, 0};
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      const std::int64_t i = b % sizes[d];
+      b /= sizes[d];
+      for (int k = 0; k < 3; ++k) off[k] += i * strides[k][d];
+    }
+    return off;
+  }
+};
+
+// One matrix product of the batch: C(m x n) = A(m x k) B(k x n), strides in elements.
+template <class T>
+struct Product {
+  std::int64_t m, n, k;
+  gemm::Mat<T> a, b;
+  gemm::MutMat<T> c;
+};
+
+// Blocks of one product: fixed by the shapes (never by the thread count). The cut goes along
+// the larger of m and n. Every block is a BLAS call that packs the whole other operand again,
+// which costs more than one would guess (docs/contractions.md: 128-wide blocks of a 2048
+// product lose 40%, 512-wide ones a few %), so blocks are wide: 512 from an extent of 1024,
+// 256 from 512, and smaller products run as one call.
+std::int64_t block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t d = std::max(m, n);
+  if (batch >= kSplitMinBatch || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kSplitMinWork)
+    return d;
+  if (d < kSplitMinExtent) return d;
+  const std::int64_t w = d >= 2 * kBlockWide ? kBlockWide : kBlockWide / 2;
+  return std::min(d, w);
+}
+
+template <class T>
+Product<T> block_of(const Product<T>& p, std::int64_t begin, std::int64_t end) {
+  Product<T> q = p;
+  if (p.n >= p.m) {
+    q.n = end - begin;
+    q.b.p += begin * p.b.cs;
+    q.c.p += begin * p.c.cs;
+  } else {
+    q.m = end - begin;
+    q.a.p += begin * p.a.rs;
+    q.c.p += begin * p.c.rs;
+  }
+  return q;
+}
+
+template <class T>
+void run_blas(const Product<T>& p) {
+  const BlasForm fa = blas_form(p.m, p.k, p.a.rs, p.a.cs), fb = blas_form(p.k, p.n, p.b.rs, p.b.cs);
+  blas().gemm(fa.op, fb.op, p.m, p.n, p.k, T(1), p.a.p, fa.ld, p.b.p, fb.ld, T(0), p.c.p, p.c.cs);
+}
+
+template <class T>
+const T* data_of(const Tensor& t) {
+  return static_cast<const T*>(t.element_ptr());
+}
+template <class T>
+T* mutable_data_of(const Tensor& t) {
+  return static_cast<T*>(const_cast<void*>(t.element_ptr()));
+}
+
+struct Views {
+  Tensor a, b, c;  // [B.., M.., K..], [B.., K.., N..], [B.., M.., N..]
+  std::size_t nb, nm, nk, nn;
+  std::int64_t batch, m, n, k;
+};
+
+// BLAS and generic paths: one (batch, block) task after another, in parallel.
+template <class T>
+void run_matrices(Path path, const Views& v, Engine& engine) {
+  const std::size_t nb = v.nb, nm = v.nm, nk = v.nk, nn = v.nn;
+  const Dim am = *fold(v.a, nb, nb + nm), ak = *fold(v.a, nb + nm, nb + nm + nk);
+  const Dim bk = *fold(v.b, nb, nb + nk), bn = *fold(v.b, nb + nk, nb + nk + nn);
+  const Dim cm = *fold(v.c, nb, nb + nm), cn = *fold(v.c, nb + nm, nb + nm + nn);
+  Product<T> base{v.m, v.n, v.k, {data_of<T>(v.a), am.stride, ak.stride}, {data_of<T>(v.b), bk.stride, bn.stride},
+                  {mutable_data_of<T>(v.c), cm.stride, cn.stride}};
+  // BLAS writes column-major C; a row-major C is computed as C^T = B^T A^T.
+  if (path == Path::Blas && !(base.m == 1 || base.c.rs == 1)) {
+    base = Product<T>{base.n, base.m, base.k, {base.b.p, base.b.cs, base.b.rs}, {base.a.p, base.a.cs, base.a.rs},
+                      {base.c.p, base.c.cs, base.c.rs}};
+  }
+  if (path == Path::Blas && base.m == 1) base.c.rs = 1;
+  if (path == Path::Blas && base.n == 1) base.c.cs = std::max<std::int64_t>(1, base.m);
+  const BatchIndex index({&v.a, &v.b, &v.c}, nb);
+  const std::int64_t split = std::max(base.m, base.n);
+  const std::int64_t width = block_width(v.batch, base.m, base.n, base.k);
+  const std::int64_t blocks = (split + width - 1) / width;
+  const std::int64_t tasks = v.batch * blocks;
+  auto task = [&](std::int64_t t) {
+    const std::int64_t b = t / blocks, blk = t % blocks;
+    const auto off = index.offsets(b);
+    Product<T> p = base;
+    p.a.p += off[0];
+    p.b.p += off[1];
+    p.c.p += off[2];
+    if (blocks > 1) p = block_of(p, blk * width, std::min(split, (blk + 1) * width));
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, std::complex<float>> ||
+                  std::is_same_v<T, std::complex<double>>) {
+      if (path == Path::Blas) return run_blas(p);
+    }
+    gemm::generic<T>(p.m, p.n, p.k, p.a, p.b, p.c);
+  };
+  const double per_task = static_cast<double>(base.m) * static_cast<double>(base.n) * static_cast<double>(base.k) /
+                          static_cast<double>(blocks);
+  const auto grain = static_cast<std::int64_t>(std::max(1.0, kTaskWork / std::max(1.0, per_task)));
+  auto range = [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1; ++t) task(t);
+  };
+  if (tasks <= grain) range(0, tasks);
+  else engine.parallel_for(tasks, grain, range);
+}
+
+template <class T>
+void run_lanes(const Views& v, Engine& engine) {
+  const std::size_t nb = v.nb, nm = v.nm, nk = v.nk, nn = v.nn;
+  const Dim ab = *fold(v.a, 0, nb), am = *fold(v.a, nb, nb + nm), ak = *fold(v.a, nb + nm, nb + nm + nk);
+  const Dim bb = *fold(v.b, 0, nb), bk = *fold(v.b, nb, nb + nk), bn = *fold(v.b, nb + nk, nb + nk + nn);
+  const Dim cb = *fold(v.c, 0, nb), cm = *fold(v.c, nb, nb + nm), cn = *fold(v.c, nb + nm, nb + nm + nn);
+  const T* a = data_of<T>(v.a);
+  const T* b = data_of<T>(v.b);
+  T* c = mutable_data_of<T>(v.c);
+  const double work = static_cast<double>(v.m) * static_cast<double>(v.n) * static_cast<double>(v.k);
+  std::int64_t grain = static_cast<std::int64_t>(std::max(1.0, kTaskWork / std::max(1.0, work)));
+  grain = (grain + gemm::kLaneAlign - 1) / gemm::kLaneAlign * gemm::kLaneAlign;
+  auto range = [&](std::int64_t q0, std::int64_t q1) {
+    gemm::lanes<T>(q1 - q0, v.m, v.n, v.k, {a + q0 * ab.stride, am.stride, ak.stride}, ab.stride,
+                   {b + q0 * bb.stride, bk.stride, bn.stride}, bb.stride, {c + q0 * cb.stride, cm.stride, cn.stride},
+                   cb.stride);
+  };
+  if (v.batch <= grain) range(0, v.batch);
+  else engine.parallel_for(v.batch, grain, range);
+}
+
+// Whether an operand view can be used in place on a path.
+bool usable(const Tensor& t, DType ct, std::size_t nb, std::size_t g1, std::size_t g2, Path path, std::int64_t rows,
+            std::int64_t cols) {
+  if (!reinterpretable(t.dtype(), ct)) return false;
+  const auto x = fold(t, nb, nb + g1), y = fold(t, nb + g1, nb + g1 + g2);
+  if (!x || !y) return false;
+  if (path == Path::Lanes) {
+    const auto b = fold(t, 0, nb);
+    return b && (b->stride == 0 || b->stride == 1);
+  }
+  if (path == Path::Blas) return blas_form(rows, cols, x->stride, y->stride).ok;
+  return true;
+}
+
+bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, std::size_t nn, Path path,
+                   std::int64_t m, std::int64_t n) {
+  if (!reinterpretable(t.dtype(), ct)) return false;
+  const auto x = fold(t, nb, nb + nm), y = fold(t, nb + nm, nb + nm + nn);
+  if (!x || !y) return false;
+  if (path == Path::Lanes) return fold(t, 0, nb).has_value();
+  if (path == Path::Blas) {
+    const BlasForm f = blas_form(m, n, x->stride, y->stride);
+    return f.ok && (m == 1 || n == 1 || x->stride != y->stride);  // BLAS writes C, so no aliasing
+  }
+  return true;
+}
+
+// The order of the contracted pairs: any order works if both sides use it; pick one in which
+// the K dims of both operands fold (as given, by lhs strides, by rhs strides).
+Index contract_order(const Tensor& lhs, const Tensor& rhs, const ContractionDims& d) {
+  const std::size_t nk = d.lhs_contract.size();
+  std::vector<Index> candidates;
+  Index id(nk);
+  std::iota(id.begin(), id.end(), 0);
+  candidates.push_back(id);
+  for (const Tensor* t : {&lhs, &rhs}) {
+    const Index& dims = t == &lhs ? d.lhs_contract : d.rhs_contract;
+    Index o = id;
+    std::stable_sort(o.begin(), o.end(), [&](std::int64_t x, std::int64_t y) {
+      return std::abs(t->strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(x)])]) <
+             std::abs(t->strides()[static_cast<std::size_t>(dims[static_cast<std::size_t>(y)])]);
+    });
+    candidates.push_back(o);
+  }
+  auto folds = [&](const Tensor& t, const Index& dims, const Index& order) {
+    Index perm;
+    for (auto i : order) perm.push_back(dims[static_cast<std::size_t>(i)]);
+    Tensor probe = t.permute([&] {
+      Index all = perm;
+      for (std::int64_t a = 0; a < t.rank(); ++a)
+        if (std::find(perm.begin(), perm.end(), a) == perm.end()) all.push_back(a);
+      return all;
+    }());
+    return fold(probe, 0, perm.size()).has_value();
+  };
+  int best_score = -1;
+  Index best = id;
+  for (const auto& o : candidates) {
+    const int score = int(folds(lhs, d.lhs_contract, o)) * 2 + int(folds(rhs, d.rhs_contract, o));
+    if (score > best_score) {
+      best_score = score;
+      best = o;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+const char* contraction_path(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+  switch (choose(compute_dtype(dtype), batch, m, n, k)) {
+    case Path::Blas: return "blas";
+    case Path::Lanes: return "lanes";
+    case Path::Generic: return "generic";
+  }
+  return "generic";
+}
+
+void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const ContractionDims& d, Engine& engine) {
+  if (out.numel() == 0) return;
+  Views v;
+  v.nb = d.lhs_batch.size();
+  v.nm = d.lhs_free.size();
+  v.nk = d.lhs_contract.size();
+  v.nn = d.rhs_free.size();
+  auto prod = [](const Tensor& t, const Index& dims) {
+    std::int64_t p = 1;
+    for (auto x : dims) p *= t.shape()[static_cast<std::size_t>(x)];
+    return p;
+  };
+  v.batch = prod(lhs, d.lhs_batch);
+  v.m = prod(lhs, d.lhs_free);
+  v.k = prod(lhs, d.lhs_contract);
+  v.n = prod(rhs, d.rhs_free);
+  if (v.k == 0) {
+    const Tensor zero = Tensor::zeros({}, TensorOptions(out.device(), out.dtype()));
+    copy(out, zero.broadcast_to(out.shape()), engine);
+    return;
+  }
+
+  const Index order = contract_order(lhs, rhs, d);
+  Index pa = d.lhs_batch, pb = d.rhs_batch;
+  pa.insert(pa.end(), d.lhs_free.begin(), d.lhs_free.end());
+  for (auto i : order) {
+    pa.push_back(d.lhs_contract[static_cast<std::size_t>(i)]);
+    pb.push_back(d.rhs_contract[static_cast<std::size_t>(i)]);
+  }
+  pb.insert(pb.end(), d.rhs_free.begin(), d.rhs_free.end());
+  v.a = lhs.permute(pa);
+  v.b = rhs.permute(pb);
+
+  const DType ct = compute_dtype(out.dtype());
+  const Path path = choose(ct, v.batch, v.m, v.n, v.k);
+  const bool batch_fastest = path == Path::Lanes;
+  v.a = usable(v.a, ct, v.nb, v.nm, v.nk, path, v.m, v.k) ? as_dtype(v.a, ct) : compact(v.a, v.nb, ct, batch_fastest, engine);
+  v.b = usable(v.b, ct, v.nb, v.nk, v.nn, path, v.k, v.n) ? as_dtype(v.b, ct) : compact(v.b, v.nb, ct, batch_fastest, engine);
+  const bool direct = usable_output(out, ct, v.nb, v.nm, v.nn, path, v.m, v.n);
+  v.c = direct ? as_dtype(out, ct) : alloc_layout(out.shape(), v.nb, ct, batch_fastest, out.device());
+
+  visit_dtype(ct, [&]<class T>() {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::uint32_t> ||
+                  std::is_same_v<T, std::uint64_t>) {
+      if (path == Path::Lanes) return run_lanes<T>(v, engine);
+      return run_matrices<T>(path, v, engine);
+    } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+      return run_matrices<T>(path, v, engine);
+    }
+  });
+  if (!direct) fill(out, v.c, engine);
+}
+
+}  // namespace tensora::cpu

@@ -1,0 +1,29 @@
+// The CPU side of dot_general: folds the operands' dims into batched matrix products,
+// picks a path (BLAS, batched tiny-product kernel, generic kernel) and runs it on the engine
+// with a fixed blocking, so serial and parallel engines give bitwise identical results.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensora/engine.hpp"
+#include "tensora/tensor.hpp"
+
+namespace tensora::cpu {
+
+// Normalized (non-negative), validated dims. lhs_free / rhs_free are in increasing order.
+struct ContractionDims {
+  std::vector<std::int64_t> lhs_batch, lhs_free, lhs_contract;
+  std::vector<std::int64_t> rhs_batch, rhs_contract, rhs_free;
+};
+
+// out (shape [batch..., lhs free..., rhs free...], out's dtype = the operands') = the
+// contraction. `out` may have any strides but must not overlap lhs or rhs.
+void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const ContractionDims& dims,
+                 Engine& engine);
+
+// Which path a product of these sizes takes (for tests and benchmarks): "blas", "lanes" or
+// "generic".
+const char* contraction_path(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k);
+
+}  // namespace tensora::cpu

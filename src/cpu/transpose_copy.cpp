@@ -1,0 +1,113 @@
+#include "cpu/transpose_copy.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "core/strided_loop.hpp"
+#include "cpu/elementwise_loop.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+template <std::size_t Bytes>
+struct Elem {
+  unsigned char b[Bytes];
+};
+
+template <std::size_t Bytes>
+inline void copy_one(char* d, const char* s) {
+  std::memcpy(d, s, Bytes);
+}
+
+// Plain strided runs: the destination's fastest axis is also the source's.
+template <std::size_t Bytes>
+void copy_runs(const StridedLoop<2>& loop, Engine& engine) {
+  auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    if (s[0] == static_cast<std::int64_t>(Bytes) && s[1] == static_cast<std::int64_t>(Bytes)) {
+      std::memcpy(p[0], p[1], static_cast<std::size_t>(n) * Bytes);
+      return;
+    }
+    for (std::int64_t i = 0; i < n; ++i) copy_one<Bytes>(p[0] + i * s[0], p[1] + i * s[1]);
+  };
+  auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, inner, b, e); };
+  if (loop.count <= kElementGrain) range(0, loop.count);
+  else engine.parallel_for(loop.count, kElementGrain, range);
+}
+
+// Tiled copy over two axes: `a` is the destination's fastest (loop axis 0), `t` the source's.
+template <std::size_t Bytes>
+void copy_tiles(const StridedLoop<2>& loop, std::size_t t, Engine& engine) {
+  constexpr std::int64_t kTile = Bytes >= 16 ? 16 : 32;
+  const std::size_t rank = loop.shape.size();
+  const std::int64_t na = loop.shape[0], nt = loop.shape[t];
+  const std::int64_t tiles_a = (na + kTile - 1) / kTile, tiles_t = (nt + kTile - 1) / kTile;
+  std::int64_t outer = 1;
+  for (std::size_t d = 1; d < rank; ++d)
+    if (d != t) outer *= loop.shape[d];
+  const std::int64_t units = tiles_a * tiles_t * outer;
+  const std::int64_t da = loop.strides[0][0], sa = loop.strides[1][0];
+  const std::int64_t dt = loop.strides[0][t], st = loop.strides[1][t];
+  auto run = [&](std::int64_t u0, std::int64_t u1) {
+    for (std::int64_t u = u0; u < u1; ++u) {
+      std::int64_t rest = u;
+      const std::int64_t ia = rest % tiles_a;
+      rest /= tiles_a;
+      const std::int64_t it = rest % tiles_t;
+      rest /= tiles_t;
+      char* d = loop.base[0];
+      const char* s = loop.base[1];
+      for (std::size_t k = 1; k < rank; ++k) {
+        if (k == t) continue;
+        const std::int64_t idx = rest % loop.shape[k];
+        rest /= loop.shape[k];
+        d += idx * loop.strides[0][k];
+        s += idx * loop.strides[1][k];
+      }
+      const std::int64_t a0 = ia * kTile, a1 = std::min(na, a0 + kTile);
+      const std::int64_t t0 = it * kTile, t1 = std::min(nt, t0 + kTile);
+      for (std::int64_t j = t0; j < t1; ++j) {
+        char* dj = d + j * dt;
+        const char* sj = s + j * st;
+        for (std::int64_t i = a0; i < a1; ++i) copy_one<Bytes>(dj + i * da, sj + i * sa);
+      }
+    }
+  };
+  const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / (kTile * kTile));
+  if (units <= grain) run(0, units);
+  else engine.parallel_for(units, grain, run);
+}
+
+template <std::size_t Bytes>
+void copy_sized(const StridedLoop<2>& loop, Engine& engine) {
+  if (loop.count == 0) return;
+  if (loop.shape.size() <= 1) return copy_runs<Bytes>(loop, engine);
+  // The source's fastest axis among the coalesced ones.
+  std::size_t t = 0;
+  for (std::size_t d = 1; d < loop.shape.size(); ++d)
+    if (std::abs(loop.strides[1][d]) < std::abs(loop.strides[1][t])) t = d;
+  if (t == 0 || std::abs(loop.strides[1][0]) <= static_cast<std::int64_t>(Bytes)) copy_runs<Bytes>(loop, engine);
+  else copy_tiles<Bytes>(loop, t, engine);
+}
+
+}  // namespace
+
+void transpose_copy(const Tensor& dst, const Tensor& src, Engine& engine) {
+  const auto esize = static_cast<std::int64_t>(size_of(src.dtype()));
+  Strides dst_bytes = dst.strides(), src_bytes = src.strides();
+  for (auto& v : dst_bytes) v *= esize;
+  for (auto& v : src_bytes) v *= esize;
+  const auto loop = make_strided_loop<2>(
+      dst.shape(),
+      {static_cast<char*>(const_cast<void*>(dst.element_ptr())), static_cast<char*>(const_cast<void*>(src.element_ptr()))},
+      {dst_bytes, src_bytes});
+  switch (esize) {
+    case 1: return copy_sized<1>(loop, engine);
+    case 2: return copy_sized<2>(loop, engine);
+    case 4: return copy_sized<4>(loop, engine);
+    case 8: return copy_sized<8>(loop, engine);
+    default: return copy_sized<16>(loop, engine);
+  }
+}
+
+}  // namespace tensora::cpu

@@ -1,0 +1,209 @@
+// The per-device caching allocator: statistics, reuse, release, cache limit, peak tracking.
+//
+// Every test here allocates on cpu:6 only, with explicit dtypes, so that no other test moves
+// the numbers (test_support.hpp: cpu:6 is free for tensors and never configured).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "tensora/tensora.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using tensora::CpuEngine;
+using tensora::Device;
+using tensora::DType;
+using tensora::MemoryStats;
+using tensora::Tensor;
+
+constexpr std::size_t kDefaultLimit = std::size_t{1} << 30;
+
+class Memory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tensora::set_memory_cache_limit(dev, kDefaultLimit);
+    tensora::release_cached_memory(dev);
+    tensora::reset_peak_memory(dev);
+    base = tensora::memory_stats(dev);
+  }
+  void TearDown() override {
+    tensora::set_memory_cache_limit(dev, kDefaultLimit);
+    tensora::release_cached_memory(dev);
+  }
+  MemoryStats stats() const { return tensora::memory_stats(dev); }
+  Tensor f64(std::int64_t n) const { return Tensor::zeros({n}, {dev, DType::F64}); }
+
+  const Device dev = Device::cpu(6);
+  MemoryStats base;
+};
+
+TEST_F(Memory, StatsFollowATensorsLifetimeAndTheCacheIsReused) {
+  EXPECT_EQ(base.bytes_cached, 0u);
+  const void* first = nullptr;
+  MemoryStats alive;
+  {
+    const Tensor t = f64(1000);  // 8000 bytes
+    first = t.element_ptr();
+    alive = stats();
+    EXPECT_GE(alive.bytes_in_use, base.bytes_in_use + 8000);
+    EXPECT_LE(alive.bytes_in_use, base.bytes_in_use + 8000 + 8000 / 4 + 64);  // size classes waste <= 25%
+    EXPECT_EQ(alive.bytes_cached, base.bytes_cached);
+    EXPECT_GE(alive.peak_bytes_in_use, alive.bytes_in_use);
+  }
+  const MemoryStats dead = stats();
+  EXPECT_EQ(dead.bytes_in_use, base.bytes_in_use);
+  EXPECT_GE(dead.bytes_cached, base.bytes_cached + 8000);
+  EXPECT_EQ(dead.peak_bytes_in_use, alive.bytes_in_use);  // the peak stays
+
+  // The same size again comes from the cache.
+  const Tensor again = f64(1000);
+  const MemoryStats reused = stats();
+  EXPECT_LT(reused.bytes_cached, dead.bytes_cached);
+  EXPECT_EQ(reused.bytes_cached, base.bytes_cached);
+  EXPECT_EQ(reused.bytes_in_use, alive.bytes_in_use);
+  EXPECT_EQ(again.element_ptr(), first);
+  EXPECT_EQ(again.to_vec<double>(), std::vector<double>(1000, 0.0));  // zeros() still zeroes a reused buffer
+}
+
+TEST_F(Memory, ARequestOfAnotherSizeInTheSameSizeClassReusesTheCache) {
+  // 8000, 8192 and 7500 bytes are all served from the 8192-byte size class.
+  { const Tensor a = f64(1000); }
+  const MemoryStats one = stats();
+  ASSERT_GT(one.bytes_cached, 0u);
+  {
+    const Tensor b = f64(1024);
+    EXPECT_EQ(stats().bytes_cached, base.bytes_cached);  // taken from the cache
+  }
+  {
+    const Tensor c = Tensor::zeros({1875}, {dev, DType::F32});  // 7500 bytes
+    EXPECT_EQ(stats().bytes_cached, base.bytes_cached);
+  }
+  EXPECT_EQ(stats().bytes_cached, one.bytes_cached);  // still one buffer
+  // Small sizes round to 64 bytes.
+  { const Tensor d = Tensor::zeros({100}, {dev, DType::U8}); }
+  const MemoryStats small = stats();
+  { const Tensor e = Tensor::zeros({120}, {dev, DType::U8}); EXPECT_LT(stats().bytes_cached, small.bytes_cached); }
+}
+
+TEST_F(Memory, ViewsShareOneAllocation) {
+  const Tensor t = f64(2000);
+  const MemoryStats one = stats();
+  const Tensor v = t.reshape({40, 50}).transpose().slice(0, 1, std::nullopt, 2);
+  const Tensor b = t.slice(0, 0, 1).broadcast_to({3, 2000});
+  EXPECT_EQ(stats().bytes_in_use, one.bytes_in_use);
+  const Tensor d = v.duplicate();
+  EXPECT_GE(stats().bytes_in_use, one.bytes_in_use + static_cast<std::size_t>(v.numel()) * 8);
+}
+
+TEST_F(Memory, ReleaseCachedMemoryEmptiesTheCache) {
+  const Tensor keep = Tensor::zeros({100}, {dev, DType::I32});
+  for (std::int64_t n : {10, 1000, 5000, 70000, 1000}) (void)f64(n);
+  const MemoryStats cached = stats();
+  EXPECT_GT(cached.bytes_cached, 0u);
+  tensora::release_cached_memory(dev);
+  const MemoryStats released = stats();
+  EXPECT_EQ(released.bytes_cached, 0u);
+  EXPECT_EQ(released.bytes_in_use, cached.bytes_in_use);  // live tensors are untouched
+  EXPECT_EQ(keep.to_vec<std::int32_t>(), std::vector<std::int32_t>(100, 0));
+  // Releasing an empty cache is fine.
+  tensora::release_cached_memory(dev);
+  EXPECT_EQ(stats().bytes_cached, 0u);
+}
+
+TEST_F(Memory, CacheLimitCapsTheCache) {
+  tensora::set_memory_cache_limit(dev, 16384);
+  {
+    std::vector<Tensor> ts;
+    for (int i = 0; i < 4; ++i) ts.push_back(f64(1000));  // 4 x 8192 bytes
+  }
+  MemoryStats s = stats();
+  EXPECT_GT(s.bytes_cached, 0u);
+  EXPECT_LE(s.bytes_cached, 16384u);
+  // A buffer larger than the limit is never cached.
+  (void)f64(100000);
+  EXPECT_LE(stats().bytes_cached, 16384u);
+  EXPECT_EQ(stats().bytes_in_use, base.bytes_in_use);
+  // Lowering the limit trims what is cached.
+  tensora::set_memory_cache_limit(dev, 8192);
+  EXPECT_LE(stats().bytes_cached, 8192u);
+  tensora::set_memory_cache_limit(dev, 0);
+  EXPECT_EQ(stats().bytes_cached, 0u);
+  (void)f64(10);
+  EXPECT_EQ(stats().bytes_cached, 0u);
+  // Raising it again lets buffers be cached.
+  tensora::set_memory_cache_limit(dev, kDefaultLimit);
+  (void)f64(10);
+  EXPECT_GT(stats().bytes_cached, 0u);
+}
+
+TEST_F(Memory, PeakTrackingAndReset) {
+  EXPECT_EQ(base.peak_bytes_in_use, base.bytes_in_use);
+  {
+    const Tensor big = f64(1 << 17);  // 1 MiB
+    EXPECT_GE(stats().peak_bytes_in_use, base.bytes_in_use + (std::size_t{1} << 20));
+    {
+      const Tensor more = f64(1 << 16);
+      EXPECT_GE(stats().peak_bytes_in_use, base.bytes_in_use + (std::size_t{3} << 19));
+    }
+  }
+  const MemoryStats after = stats();
+  EXPECT_EQ(after.bytes_in_use, base.bytes_in_use);
+  EXPECT_GE(after.peak_bytes_in_use, base.bytes_in_use + (std::size_t{3} << 19));
+  tensora::reset_peak_memory(dev);
+  EXPECT_EQ(stats().peak_bytes_in_use, stats().bytes_in_use);
+  // A reused (cached) buffer counts toward the peak like a fresh one.
+  const Tensor reuse = f64(1 << 17);
+  EXPECT_GE(stats().peak_bytes_in_use, base.bytes_in_use + (std::size_t{1} << 20));
+}
+
+TEST_F(Memory, OpsAllocateOnTheirOwnDevice) {
+  CpuEngine e6 = CpuEngine::serial(dev);
+  const Tensor x = Tensor::ones({1000}, {dev, DType::F32});
+  const MemoryStats before = stats();
+  {
+    const Tensor y = x.add(x, e6);
+    EXPECT_GE(stats().bytes_in_use, before.bytes_in_use + 4000);
+    const Tensor z = x.mul(2.0, e6).exp(e6).cast(DType::F64, e6);
+    EXPECT_GE(stats().bytes_in_use, before.bytes_in_use + 4000 + 8000);
+    EXPECT_EQ(y.device(), dev);
+    EXPECT_EQ(z.device(), dev);
+  }
+  EXPECT_EQ(stats().bytes_in_use, before.bytes_in_use);
+  // Work on cpu:0 and cpu:7 leaves cpu:6 alone.
+  const MemoryStats mine = stats();
+  CpuEngine e0 = CpuEngine::serial();
+  const Tensor a = Tensor::ones({5000}, {Device::cpu(), DType::F64});
+  const Tensor b = a.add(a, e0);
+  const Tensor c = Tensor::ones({5000}, {Device::cpu(7), DType::F64});
+  const MemoryStats still = stats();
+  EXPECT_EQ(still.bytes_in_use, mine.bytes_in_use);
+  EXPECT_EQ(still.bytes_cached, mine.bytes_cached);
+  // A copy to cpu:6 is counted here.
+  const Tensor moved = c.to_device(dev);
+  EXPECT_GE(stats().bytes_in_use, mine.bytes_in_use + 40000);
+}
+
+TEST_F(Memory, ConcurrentAllocationsBalance) {
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        const Tensor x = Tensor::full({(i % 7 + 1) * 100 + t}, static_cast<std::int64_t>(i), {dev, DType::I64});
+        if (x.to_vec<std::int64_t>().back() != i) ++bad;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  const MemoryStats s = stats();
+  EXPECT_EQ(s.bytes_in_use, base.bytes_in_use);
+  EXPECT_GT(s.bytes_cached, 0u);
+  tensora::release_cached_memory(dev);
+  EXPECT_EQ(stats().bytes_cached, 0u);
+}
+
+}  // namespace
