@@ -237,6 +237,10 @@ std::vector<Case> cases() {
       {"negative dims", {2, 3, 4}, {2, 4, 5}, {{-3}, {0}, {-1}, {-2}}},
       {"extent 1 dims", {1, 4, 1}, {4, 1, 3}, {{}, {}, {1}, {0}}},
       {"blas sized", {40, 50}, {50, 36}, {{}, {}, {1}, {0}}},
+      {"blas dot product", {40000}, {40000}, {{}, {}, {0}, {0}}},
+      {"blas matrix-vector", {300, 200}, {200}, {{}, {}, {1}, {0}}},
+      {"blas vector-matrix", {200}, {200, 300}, {{}, {}, {0}, {0}}},
+      {"blas transposed both", {200, 40}, {300, 200}, {{}, {}, {0}, {1}}},
       {"blas sized batched", {2, 33, 40}, {40, 2, 34}, {{0}, {1}, {2}, {0}}},
       {"lanes", {40, 3, 4}, {40, 4, 2}, {{0}, {0}, {2}, {1}}},
       {"lanes rank 4", {5, 8, 4, 4}, {4, 5, 8, 4}, {{0, 1}, {1, 2}, {3}, {0}}},
@@ -503,6 +507,15 @@ TEST(ContractionInto, WritesCheckedDestinations) {
   a.dot_into(b, e, wide.slice(1, {}, {}, 2));
   EXPECT_EQ(wide.slice(1, {}, {}, 2).to_vec<double>(), want.to_vec<double>());
   EXPECT_EQ(wide.slice(1, 1, {}, 2).to_vec<double>(), std::vector<double>(20, 0.0));
+  // A row-major destination on the BLAS path (computed as C^T = B^T A^T), F32 and C128.
+  for (const DType dt : {DType::F32, DType::C128}) {
+    const Tensor x = make({60, 70}, dt, 7), y = make({70, 80}, dt, 8);
+    const Tensor rt = Tensor::zeros({80, 60}, {dev(), dt});
+    x.dot_into(y, e, rt.transpose());
+    const auto got = values(rt.transpose()), want_v = values(x.matmul(y, e));
+    ASSERT_EQ(got.size(), want_v.size());
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_LE(std::abs(got[i] - want_v[i]), 1e-3L) << i;
+  }
   // dot_general_into with a batch.
   const Tensor x = make({3, 4, 6}, DType::F32, 3), y = make({3, 6, 2}, DType::F32, 4);
   const Tensor bd = Tensor::zeros({3, 4, 2}, {dev(), DType::F32});
@@ -705,7 +718,7 @@ TEST(ContractionBatched, SmallProductsInEveryLayoutAndSize) {
   auto& e = parallel(2);
   for (const DType dt : {DType::F64, DType::F32, DType::I32, DType::U64, DType::F16, DType::C128})
     for (const std::int64_t s : {2, 3, 4, 5, 7, 8, 16, 32}) {
-      const std::int64_t batch = 67;  // not a multiple of any lane count
+      const std::int64_t batch = 41;  // >= 32 (the lane kernel), not a multiple of any lane count
       const Tensor a = make({batch, s, s}, dt, 31), b = make({batch, s, s}, dt, 32);
       const DotGeneralConfig bmm{{0}, {0}, {2}, {1}};
       const std::string size = " " + std::to_string(s) + "x" + std::to_string(s);
