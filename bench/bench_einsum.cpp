@@ -1,10 +1,17 @@
 // einsum side by side: tensora (planned order, dot_general steps) vs LibTorch's torch::einsum,
 // single-threaded; bench/numpy_einsum.py times NumPy's einsum(optimize=True) on the same cases.
+// Rows: BM_Einsum/<who>/f64/<case>/threads:1 with <who>
+//   tensora      column-major operands of the case's shapes (tensora's natural layout)
+//   tensora-rm   the very memory LibTorch and NumPy use, in and out: every operand's shape and
+//                subscript reversed (row-major [b, i, j] is column-major [j, i, b]), so the
+//                column-major result has the bytes of the peers' row-major one
+//   torch        torch::einsum, one intra-op thread and the process's OpenBLAS at one thread
 #include <benchmark/benchmark.h>
 
 #include <string>
 #include <vector>
 
+#include "cpu/blas_provider.hpp"
 #include "tensora/tensora.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
@@ -33,23 +40,45 @@ const std::vector<Case>& cases() {
   return all;
 }
 
-std::vector<ta::Tensor> operands(const Case& c) {
+std::vector<ta::Tensor> operands(const Case& c, bool row_major) {
   std::vector<ta::Tensor> ops;
   std::uint64_t seed = 1;
-  for (const auto& s : c.shapes) ops.push_back(ta::Tensor::uniform(s, seed++, {ta::Device::cpu(), ta::DType::F64}));
+  for (const auto& s : c.shapes) {
+    const ta::Shape shape = row_major ? ta::Shape(s.rbegin(), s.rend()) : s;
+    ops.push_back(ta::Tensor::uniform(shape, seed++, {ta::Device::cpu(), ta::DType::F64}));
+  }
   return ops;
 }
 
-void BM_EinsumTensora(benchmark::State& state, const Case* c) {
+// "ab,bc->ac" -> "ba,cb->ca": the same contraction on the reversed (row-major) memory.
+std::string reversed_terms(const std::string& subscripts) {
+  std::string out, term;
+  for (const char ch : subscripts + ",") {
+    if (ch == ',' || ch == '-' || ch == '>') {
+      out.append(term.rbegin(), term.rend());
+      term.clear();
+      if (ch != ',' || out.size() < subscripts.size()) out += ch;
+    } else {
+      term += ch;
+    }
+  }
+  return out;
+}
+
+void BM_EinsumTensora(benchmark::State& state, const Case* c, bool row_major) {
   auto engine = ta::CpuEngine::serial();
-  const auto ops = operands(*c);
-  for (auto _ : state) benchmark::DoNotOptimize(ta::einsum(c->subscripts, ops, engine));
-  state.counters["planned_flops"] = ta::einsum_path(c->subscripts, ops).flops;
+  const auto ops = operands(*c, row_major);
+  const std::string subscripts = row_major ? reversed_terms(c->subscripts) : c->subscripts;
+  for (auto _ : state) benchmark::DoNotOptimize(ta::einsum(subscripts, ops, engine));
+  state.counters["planned_flops"] = ta::einsum_path(subscripts, ops).flops;
+  state.SetLabel(subscripts);
 }
 
 #if TENSORA_BENCH_HAVE_TORCH
 void BM_EinsumTorch(benchmark::State& state, const Case* c) {
   at::set_num_threads(1);
+  // torch::einsum's products run on the process's OpenBLAS, whose threads are its own.
+  if (auto* ob = ta::cpu::blas_by_name("openblas")) ob->set_threads(1);
   std::vector<torch::Tensor> ops;
   for (const auto& s : c->shapes) ops.push_back(torch::rand(s, torch::kFloat64));
   for (auto _ : state) benchmark::DoNotOptimize(torch::einsum(c->subscripts, ops));
@@ -58,9 +87,11 @@ void BM_EinsumTorch(benchmark::State& state, const Case* c) {
 
 [[maybe_unused]] const bool registered = [] {
   for (const auto& c : cases()) {
-    benchmark::RegisterBenchmark((std::string("BM_Einsum/tensora/f64/") + c.name + "/threads:1").c_str(),
-                                 BM_EinsumTensora, &c)
-        ->Unit(benchmark::kMillisecond);
+    for (const bool rm : {false, true})
+      benchmark::RegisterBenchmark(
+          (std::string("BM_Einsum/") + (rm ? "tensora-rm" : "tensora") + "/f64/" + c.name + "/threads:1").c_str(),
+          BM_EinsumTensora, &c, rm)
+          ->Unit(benchmark::kMillisecond);
 #if TENSORA_BENCH_HAVE_TORCH
     benchmark::RegisterBenchmark((std::string("BM_Einsum/torch/f64/") + c.name + "/threads:1").c_str(),
                                  BM_EinsumTorch, &c)

@@ -206,12 +206,29 @@ void check_dot_general(const Tensor& lhs, const Tensor& rhs, const DotGeneralCon
                                     });
   ASSERT_EQ(out.shape(), shape);
   const auto got = values(out);
-  const long double tol = tolerance(lhs.dtype());
+  // Plus the worst case of summing k products one after another in the compute type (a
+  // broadcast operand makes every product equal, so the rounding errors do not cancel).
+  long double k = 1;
+  for (auto d : c.lhs_contracting_dims) k *= lhs.shape()[static_cast<std::size_t>(norm(d, lhs.rank()))];
+  const bool f64 = lhs.dtype() == DType::F64 || lhs.dtype() == DType::C128;
+  const long double tol = tolerance(lhs.dtype()) + 2 * k * (f64 ? 0x1p-53L : 0x1p-24L);
   for (std::size_t i = 0; i < ref.size(); ++i)
     ASSERT_LE(std::abs(got[i] - ref[i]), tol * mag[i] + 1e-300L)
         << "element " << i << ": got " << double(got[i].real()) << "+" << double(got[i].imag()) << "i, want "
         << double(ref[i].real()) << "+" << double(ref[i].imag()) << "i";
 }
+
+// The BLAS thresholds of the small "blas ..." cases below, for the duration of a test.
+class SmallBlasThresholds {
+ public:
+  SmallBlasThresholds() : old_(ta::cpu::set_blas_thresholds({32.0 * 32 * 32, 16.0 * 16 * 16})) {}
+  ~SmallBlasThresholds() { ta::cpu::set_blas_thresholds(old_); }
+  SmallBlasThresholds(const SmallBlasThresholds&) = delete;
+  SmallBlasThresholds& operator=(const SmallBlasThresholds&) = delete;
+
+ private:
+  ta::cpu::BlasThresholds old_;
+};
 
 struct Case {
   std::string name;
@@ -237,10 +254,10 @@ std::vector<Case> cases() {
       {"negative dims", {2, 3, 4}, {2, 4, 5}, {{-3}, {0}, {-1}, {-2}}},
       {"extent 1 dims", {1, 4, 1}, {4, 1, 3}, {{}, {}, {1}, {0}}},
       {"blas sized", {40, 50}, {50, 36}, {{}, {}, {1}, {0}}},
-      {"blas dot product", {40000}, {40000}, {{}, {}, {0}, {0}}},
-      {"blas matrix-vector", {300, 200}, {200}, {{}, {}, {1}, {0}}},
-      {"blas vector-matrix", {200}, {200, 300}, {{}, {}, {0}, {0}}},
-      {"blas transposed both", {200, 40}, {300, 200}, {{}, {}, {0}, {1}}},
+      {"blas dot product", {33000}, {33000}, {{}, {}, {0}, {0}}},
+      {"blas matrix-vector", {200, 170}, {170}, {{}, {}, {1}, {0}}},
+      {"blas vector-matrix", {170}, {170, 200}, {{}, {}, {0}, {0}}},
+      {"blas transposed both", {40, 30}, {35, 40}, {{}, {}, {0}, {1}}},
       {"blas sized batched", {2, 33, 40}, {40, 2, 34}, {{0}, {1}, {2}, {0}}},
       {"lanes", {40, 3, 4}, {40, 4, 2}, {{0}, {0}, {2}, {1}}},
       {"lanes rank 4", {5, 8, 4, 4}, {4, 5, 8, 4}, {{0, 1}, {1, 2}, {3}, {0}}},
@@ -274,6 +291,7 @@ TEST(Contraction, BackendIsReported) {
 }
 
 TEST(Contraction, DotGeneralMatchesReferenceForEveryFloatDType) {
+  const SmallBlasThresholds small;  // the "blas ..." cases reach the BLAS
   for (const DType dt : kFloatDTypes)
     for (const auto& c : cases())
       check_dot_general(make(c.lhs, dt, 1), make(c.rhs, dt, 2), c.config, c.name);
@@ -286,6 +304,7 @@ TEST(Contraction, DotGeneralMatchesReferenceForEveryIntDType) {
 }
 
 TEST(Contraction, StridedOperandsMatchReference) {
+  const SmallBlasThresholds small;
   for (const DType dt : {DType::F64, DType::F32, DType::C128, DType::BF16, DType::I32, DType::U8})
     for (const auto& c : cases()) {
       const auto ls = layouts(make(c.lhs, dt, 5), 5), rs = layouts(make(c.rhs, dt, 6), 6);
@@ -509,12 +528,23 @@ TEST(ContractionInto, WritesCheckedDestinations) {
   EXPECT_EQ(wide.slice(1, 1, {}, 2).to_vec<double>(), std::vector<double>(20, 0.0));
   // A row-major destination on the BLAS path (computed as C^T = B^T A^T), F32 and C128.
   for (const DType dt : {DType::F32, DType::C128}) {
-    const Tensor x = make({60, 70}, dt, 7), y = make({70, 80}, dt, 8);
-    const Tensor rt = Tensor::zeros({80, 60}, {dev(), dt});
+    const Tensor x = make({80, 90}, dt, 7), y = make({90, 80}, dt, 8);  // 80 * 80 * 90 >= 80^3
+    const Tensor rt = Tensor::zeros({80, 80}, {dev(), dt});
     x.dot_into(y, e, rt.transpose());
     const auto got = values(rt.transpose()), want_v = values(x.matmul(y, e));
     ASSERT_EQ(got.size(), want_v.size());
     for (std::size_t i = 0; i < got.size(); ++i) ASSERT_LE(std::abs(got[i] - want_v[i]), 1e-3L) << i;
+  }
+  // A batch of row-major destinations (swapped operands must keep their own batch offsets),
+  // on the BLAS path and on the generic one.
+  for (const std::int64_t s : {80, 6}) {
+    const Tensor x = make({s, s + 10, 3}, DType::F64, 9).permute({2, 0, 1});  // batch slowest
+    const Tensor y = make({3, s + 10, s + 1}, DType::F64, 10);                  // batch fastest
+    const Tensor rt = Tensor::zeros({s + 1, s, 3}, {dev(), DType::F64});
+    x.dot_into(y, e, rt.permute({2, 1, 0}));
+    const auto got = values(rt.permute({2, 1, 0})), want_v = values(x.matmul(y, e));
+    ASSERT_EQ(got.size(), want_v.size());
+    for (std::size_t i = 0; i < got.size(); ++i) ASSERT_LE(std::abs(got[i] - want_v[i]), 1e-9L) << s << " " << i;
   }
   // dot_general_into with a batch.
   const Tensor x = make({3, 4, 6}, DType::F32, 3), y = make({3, 6, 2}, DType::F32, 4);
@@ -686,11 +716,15 @@ TEST(ContractionDeterminism, ParallelEnginesAreBitwiseEqualToSerial) {
     DType dtype;
   };
   const std::vector<Det> dets{
-      // One product cut into fixed column blocks (BLAS path).
+      // One product cut into a block of columns (or rows) per thread (BLAS path); block edges
+      // that fall inside the BLAS's register tiles.
       {"blocked gemm", {300, 96}, {96, 530}, {{}, {}, {1}, {0}}, DType::F64},
+      {"blocked gemm odd edges", {777, 333}, {333, 1001}, {{}, {}, {1}, {0}}, DType::F64},
+      {"blocked gemm odd edges f32", {1001, 333}, {333, 777}, {{}, {}, {1}, {0}}, DType::F32},
+      {"blocked complex", {200, 300}, {300, 250}, {{}, {}, {1}, {0}}, DType::C128},
       {"blocked gemm rows", {530, 96}, {96, 300}, {{}, {}, {1}, {0}}, DType::F32},
       {"blocked gemm transposed", {96, 300}, {530, 96}, {{}, {}, {0}, {1}}, DType::F32},
-      {"batched blas", {6, 70, 80}, {6, 80, 90}, {{0}, {0}, {2}, {1}}, DType::F64},
+      {"batched blas", {6, 80, 80}, {6, 80, 90}, {{0}, {0}, {2}, {1}}, DType::F64},
       {"complex blas", {3, 60, 50}, {3, 50, 70}, {{0}, {0}, {2}, {1}}, DType::C128},
       // Many tiny products (lane kernel), with a tail that is not a multiple of the lanes.
       {"lanes", {2001, 8, 8}, {2001, 8, 8}, {{0}, {0}, {2}, {1}}, DType::F64},
@@ -753,6 +787,20 @@ TEST(ContractionBatched, PathsAreChosenByShape) {
   EXPECT_STREQ(contraction_path(DType::F64, 10000, 8, 8, 8), "lanes");
   EXPECT_STREQ(contraction_path(DType::F64, 1, 2048, 2048, 2048), "blas");
   EXPECT_STREQ(contraction_path(DType::F64, 1, 4, 4, 4), "generic");
+  EXPECT_STREQ(contraction_path(DType::F64, 1, 64, 64, 64), "generic");
+  EXPECT_STREQ(contraction_path(DType::F64, 1, 80, 80, 80), "blas");
+  EXPECT_STREQ(contraction_path(DType::C128, 1, 16, 16, 16), "generic");
+  EXPECT_STREQ(contraction_path(DType::C128, 1, 24, 24, 24), "blas");
+  EXPECT_STREQ(contraction_path(DType::F64, 40, 4, 5, 2), "lanes");
+  // With the thresholds the reference tests use, their "blas ..." cases (vectors included)
+  // reach the BLAS.
+  const SmallBlasThresholds small;
+  EXPECT_STREQ(contraction_path(DType::F32, 1, 1, 1, 33000), "blas");
+  EXPECT_STREQ(contraction_path(DType::F32, 1, 200, 1, 170), "blas");
+  EXPECT_STREQ(contraction_path(DType::F32, 1, 1, 200, 170), "blas");
+  EXPECT_STREQ(contraction_path(DType::F32, 1, 30, 35, 40), "blas");
+  EXPECT_STREQ(contraction_path(DType::F64, 2, 33, 34, 40), "blas");
+  EXPECT_STREQ(contraction_path(DType::C64, 2, 3, 4, 5), "generic");
   EXPECT_STREQ(contraction_path(DType::I32, 1, 512, 512, 512), "generic");
   EXPECT_STREQ(contraction_path(DType::F16, 1, 512, 512, 512), "blas");
   EXPECT_STREQ(contraction_path(DType::C64, 1000, 8, 8, 8), "generic");

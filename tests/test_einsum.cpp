@@ -83,6 +83,7 @@ void expect_matches(const std::string& subs, const std::vector<Tensor>& ops, dou
   const auto want = naive(subs, ops, &shape);
   const Tensor got = ta::einsum(subs, ops, engine());
   ASSERT_EQ(got.shape(), shape);
+  EXPECT_TRUE(got.is_contiguous()) << "einsum results are dense column-major";
   const auto g = got.cast(DType::F64, engine()).to_vec<double>();
   ASSERT_EQ(g.size(), want.size());
   for (std::size_t i = 0; i < g.size(); ++i)
@@ -106,6 +107,10 @@ TEST(Einsum, MatchesNaiveSumOnClassicForms) {
   expect_matches("ij,ij->ij", {rnd({3, 4}, 13), rnd({3, 4}, 14)});
   expect_matches("ij,ij->", {rnd({3, 4}, 13), rnd({3, 4}, 14)});
   expect_matches("ij,kl->ijkl", {rnd({2, 3}, 15), rnd({2, 2}, 16)});
+  // Products large enough for the BLAS, the batch first and last, steps stored for the BLAS.
+  expect_matches("bij,bjk->bik", {rnd({3, 90, 85}, 17), rnd({3, 85, 95}, 18)});
+  expect_matches("jib,kjb->kib", {rnd({85, 90, 3}, 17), rnd({95, 85, 3}, 18)});
+  expect_matches("bij,bjk->kbi", {rnd({2, 90, 85}, 19), rnd({2, 85, 95}, 20)});
 }
 
 TEST(Einsum, EllipsisAndBroadcasting) {

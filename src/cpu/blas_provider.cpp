@@ -121,10 +121,10 @@ class BlisProvider final : public BlasProvider {
     if (h == nullptr) return nullptr;
     auto p = std::unique_ptr<BlisProvider>(new BlisProvider(h));
     if (!p->sgemm_ || !p->dgemm_ || !p->cgemm_ || !p->zgemm_ || !p->set_nt_) return nullptr;
-    // BLIS 0.9 picks its sub-configuration from cpuid at its first call, and only knows a
-    // CPU as "skx" from a table of model numbers; newer Intel cores with two AVX-512 FMA units
-    // fall back to "haswell" (AVX2, about half the speed). BLIS_ARCH_TYPE (the arch_t id;
-    // BLIS_ARCH_SKX = 0 in 0.9) overrides that; a value the user set is left alone.
+    // BLIS 0.9 picks its sub-configuration from cpuid at its first call and takes "skx" only
+    // when the CPU's brand string names a SKU with two AVX-512 FMA units; virtual machines
+    // often report a bare "Intel(R) Xeon(R) Processor" and get "haswell" (AVX2). BLIS_ARCH_TYPE
+    // (the arch_t id; BLIS_ARCH_SKX = 0 in 0.9) overrides that; a value the user set is kept.
     if (p->version_.rfind("0.9", 0) == 0 && intel_avx512()) set_default_env("BLIS_ARCH_TYPE", "0");
     p->set_threads(1);  // the first call: BLIS initializes and reads BLIS_ARCH_TYPE here
     if (p->arch_query_ && p->arch_string_) p->arch_ = p->arch_string_(p->arch_query_());

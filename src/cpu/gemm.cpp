@@ -3,18 +3,21 @@
 // dimension where the strides allow it, and the product runs as a batch of matrix products
 // C(m x n) = A(m x k) B(k x n) on one of three paths:
 //   blas    F32/F64/C64/C128 products of some size: the BLAS provider, one single-threaded
-//           call per (batch, fixed block of output columns or rows);
+//           call per (batch, block of output columns or rows);
 //   lanes   many tiny products: tensora's lane kernel, vectorized across the batch;
 //   generic everything else (integers, small or few products): tensora's tiled kernel.
 // An operand whose layout a path cannot take (dims that do not fold, a matrix without a unit
 // stride for BLAS, a batch that is not the fastest axis for lanes) or whose dtype is computed
 // in another one (F16/BF16 in F32, narrow integers in U32) is copied once into the layout the
-// path wants (cpu/transpose_copy). The blocking depends on the shapes only, never on the
-// engine's thread count, so every engine makes the same calls in the same order per element.
+// path wants (cpu/transpose_copy). Every engine computes each element with the same
+// arithmetic in the same order, so serial and parallel results are bitwise equal: a BLAS
+// product is cut into one block of columns per thread (a cut changes no element's sum), the
+// generic kernel's blocks depend on the shapes only.
 #include "cpu/gemm.hpp"
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <numeric>
 #include <optional>
 
@@ -35,13 +38,16 @@ enum class Path { Blas, Lanes, Generic };
 // Tunables; docs/contractions.md has the measurements behind them.
 constexpr double kLanesMaxWork = 32.0 * 32 * 32;      // m*n*k of one product on the lane kernel
 constexpr std::int64_t kLanesMinBatch = 32;           // fewer products: one at a time
-constexpr double kBlasMinWork = 32.0 * 32 * 32;       // real products below this skip the BLAS
-constexpr double kBlasMinWorkComplex = 16.0 * 16 * 16;
+// Real products below 80^3 skip the BLAS (complex: 24^3): BLIS costs ~3 us per call, and the
+// generic kernel is as fast up to about there (docs/contractions.md).
+std::atomic<double> g_blas_min_work{80.0 * 80 * 80};
+std::atomic<double> g_blas_min_work_complex{24.0 * 24 * 24};
 constexpr double kTaskWork = 1 << 18;                 // multiply-adds per parallel task, at least
 constexpr double kSplitMinWork = 1 << 21;             // one product is cut into blocks above this
 constexpr std::int64_t kSplitMinBatch = 8;            // with this many products, never cut one
 constexpr std::int64_t kSplitMinExtent = 512;         // nor a product narrower than this
 constexpr std::int64_t kBlockWide = 512;              // block width from an extent of 1024
+constexpr std::int64_t kBlasMinBlock = 128;           // BLAS blocks: at least this wide
 
 // The dtype a product is computed in: F16/BF16 in F32 (rounded once at the end), integers in
 // unsigned arithmetic of at least 32 bits (wraps modulo 2^bits, then truncates).
@@ -65,8 +71,9 @@ Path choose(DType ct, std::int64_t batch, std::int64_t m, std::int64_t n, std::i
   const double work = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool complex = ct == DType::C64 || ct == DType::C128;
   if (!complex && batch >= kLanesMinBatch && work <= kLanesMaxWork) return Path::Lanes;
-  if ((ct == DType::F32 || ct == DType::F64) && work >= kBlasMinWork) return Path::Blas;
-  if (complex && work >= kBlasMinWorkComplex) return Path::Blas;
+  if ((ct == DType::F32 || ct == DType::F64) && work >= g_blas_min_work.load(std::memory_order_relaxed))
+    return Path::Blas;
+  if (complex && work >= g_blas_min_work_complex.load(std::memory_order_relaxed)) return Path::Blas;
   return Path::Generic;
 }
 
@@ -182,18 +189,32 @@ struct Product {
   gemm::MutMat<T> c;
 };
 
-// Blocks of one product: fixed by the shapes (never by the thread count). The cut goes along
-// the larger of m and n. Every block is a BLAS call that packs the whole other operand again,
-// which costs more than one would guess (docs/contractions.md: 128-wide blocks of a 2048
-// product lose 40%, 512-wide ones a few %), so blocks are wide: 512 from an extent of 1024,
-// 256 from 512, and smaller products run as one call.
-std::int64_t block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
+// Blocks of one product on the generic path: fixed by the shapes (never by the thread count),
+// since its edge tiles take other code than full ones. The cut goes along the larger of m and
+// n; blocks are wide (512 from an extent of 1024, 256 from 512), smaller products run whole.
+std::int64_t generic_block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::int64_t d = std::max(m, n);
   if (batch >= kSplitMinBatch || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kSplitMinWork)
     return d;
   if (d < kSplitMinExtent) return d;
   const std::int64_t w = d >= 2 * kBlockWide ? kBlockWide : kBlockWide / 2;
   return std::min(d, w);
+}
+
+// Blocks of one product on the BLAS path: one per engine thread the batch leaves idle. Every
+// block is a call that packs the whole other operand again (10% of a 2048 product in 4 blocks
+// on one thread), so a serial engine makes one call. The thread count may decide the cut
+// because a cut of C's columns (or rows) changes no element's arithmetic: the BLAS blocks k
+// from k alone and computes edge tiles with the same micro-kernel (docs/contractions.md; the
+// bitwise serial/parallel tests cover products that split).
+std::int64_t blas_block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, int threads) {
+  const std::int64_t d = std::max(m, n);
+  if (threads <= batch || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kSplitMinWork)
+    return d;
+  const std::int64_t per_product = (threads + batch - 1) / batch;
+  const std::int64_t blocks = std::min(per_product, std::max<std::int64_t>(1, d / kBlasMinBlock));
+  const std::int64_t w = (d + blocks - 1) / blocks;
+  return std::min(d, (w + 15) / 16 * 16);  // whole 16-column panels
 }
 
 template <class T>
@@ -241,8 +262,13 @@ void run_matrices(Path path, const Views& v, Engine& engine) {
   const Dim cm = *fold(v.c, nb, nb + nm), cn = *fold(v.c, nb + nm, nb + nm + nn);
   Product<T> base{v.m, v.n, v.k, {data_of<T>(v.a), am.stride, ak.stride}, {data_of<T>(v.b), bk.stride, bn.stride},
                   {mutable_data_of<T>(v.c), cm.stride, cn.stride}};
-  // BLAS writes column-major C; a row-major C is computed as C^T = B^T A^T.
-  if (path == Path::Blas && !(base.m == 1 || base.c.rs == 1)) {
+  // BLAS writes column-major C; a row-major C is computed as C^T = B^T A^T. The generic kernel
+  // wants column-contiguous A (else it packs A per product): swap when B^T has that and A not.
+  const bool swap_blas = path == Path::Blas && !(base.m == 1 || base.c.rs == 1);
+  const bool swap_generic =
+      path == Path::Generic && base.m > 1 && base.a.rs != 1 && (base.n == 1 || base.b.cs == 1);
+  const bool swapped = swap_blas || swap_generic;
+  if (swapped) {
     base = Product<T>{base.n, base.m, base.k, {base.b.p, base.b.cs, base.b.rs}, {base.a.p, base.a.cs, base.a.rs},
                       {base.c.p, base.c.cs, base.c.rs}};
   }
@@ -250,15 +276,17 @@ void run_matrices(Path path, const Views& v, Engine& engine) {
   if (path == Path::Blas && base.n == 1) base.c.cs = std::max<std::int64_t>(1, base.m);
   const BatchIndex index({&v.a, &v.b, &v.c}, nb);
   const std::int64_t split = std::max(base.m, base.n);
-  const std::int64_t width = block_width(v.batch, base.m, base.n, base.k);
+  const std::int64_t width = path == Path::Blas
+                                 ? blas_block_width(v.batch, base.m, base.n, base.k, engine.threads())
+                                 : generic_block_width(v.batch, base.m, base.n, base.k);
   const std::int64_t blocks = (split + width - 1) / width;
   const std::int64_t tasks = v.batch * blocks;
   auto task = [&](std::int64_t t) {
     const std::int64_t b = t / blocks, blk = t % blocks;
     const auto off = index.offsets(b);
     Product<T> p = base;
-    p.a.p += off[0];
-    p.b.p += off[1];
+    p.a.p += off[swapped ? 1 : 0];
+    p.b.p += off[swapped ? 0 : 1];
     p.c.p += off[2];
     if (blocks > 1) p = block_of(p, blk * width, std::min(split, (blk + 1) * width));
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, std::complex<float>> ||
@@ -367,6 +395,10 @@ Index contract_order(const Tensor& lhs, const Tensor& rhs, const ContractionDims
 
 }  // namespace
 
+BlasThresholds set_blas_thresholds(BlasThresholds t) {
+  return {g_blas_min_work.exchange(t.real), g_blas_min_work_complex.exchange(t.complex)};
+}
+
 const char* contraction_path(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k) {
   switch (choose(compute_dtype(dtype), batch, m, n, k)) {
     case Path::Blas: return "blas";
@@ -410,7 +442,14 @@ void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const 
   v.b = rhs.permute(pb);
 
   const DType ct = compute_dtype(out.dtype());
-  const Path path = choose(ct, v.batch, v.m, v.n, v.k);
+  Path path = choose(ct, v.batch, v.m, v.n, v.k);
+  // Stacks of small matrices stored one dense matrix after another (a row-major [batch, m, k]
+  // array, seen through a permuted view) would need both operands transposed into the lane
+  // layout; product by product on the generic kernel streams through them instead.
+  if (path == Path::Lanes && !usable(v.a, ct, v.nb, v.nm, v.nk, path, v.m, v.k) &&
+      !usable(v.b, ct, v.nb, v.nk, v.nn, path, v.k, v.n) && usable(v.a, ct, v.nb, v.nm, v.nk, Path::Generic, v.m, v.k) &&
+      usable(v.b, ct, v.nb, v.nk, v.nn, Path::Generic, v.k, v.n))
+    path = Path::Generic;
   const bool batch_fastest = path == Path::Lanes;
   v.a = usable(v.a, ct, v.nb, v.nm, v.nk, path, v.m, v.k) ? as_dtype(v.a, ct) : compact(v.a, v.nb, ct, batch_fastest, engine);
   v.b = usable(v.b, ct, v.nb, v.nk, v.nn, path, v.k, v.n) ? as_dtype(v.b, ct) : compact(v.b, v.nb, ct, batch_fastest, engine);

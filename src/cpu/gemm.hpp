@@ -22,6 +22,13 @@ struct ContractionDims {
 void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const ContractionDims& dims,
                  Engine& engine);
 
+// The smallest m*n*k of one real / complex product that goes to the BLAS (defaults 80^3 and
+// 24^3). Tests lower them to reach the BLAS path with small operands; returns the old values.
+struct BlasThresholds {
+  double real, complex;
+};
+BlasThresholds set_blas_thresholds(BlasThresholds thresholds);
+
 // Which path a product of these sizes takes (for tests and benchmarks): "blas", "lanes" or
 // "generic".
 const char* contraction_path(DType dtype, std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k);

@@ -228,15 +228,21 @@ TENSORA_KERNEL_INLINE void generic_real(std::int64_t m, std::int64_t n, std::int
                                         MutMat<T> c) {
   constexpr int L = Vec<T, VB>::L;
   constexpr std::int64_t kMR = 2 * L, kNR = 4, kKC = 256, kMC = 512;
-  // Column-contiguous A (rows at unit stride); pack it when it is not.
-  std::vector<T> packed;
+  // Column-contiguous A (rows at unit stride); pack it when it is not (small ones on the stack).
+  constexpr std::int64_t kStackElems = 2048;
+  T stack_buf[kStackElems];
+  std::vector<T> heap_buf;
   const T* ap = a.p;
   std::int64_t lda = a.cs;
   if (a.rs != 1 && m > 1) {
-    packed.resize(static_cast<std::size_t>(m * k));
+    T* packed = stack_buf;
+    if (m * k > kStackElems) {
+      heap_buf.resize(static_cast<std::size_t>(m * k));
+      packed = heap_buf.data();
+    }
     for (std::int64_t p = 0; p < k; ++p)
-      for (std::int64_t i = 0; i < m; ++i) packed[static_cast<std::size_t>(i + p * m)] = a.p[i * a.rs + p * a.cs];
-    ap = packed.data();
+      for (std::int64_t i = 0; i < m; ++i) packed[i + p * m] = a.p[i * a.rs + p * a.cs];
+    ap = packed;
     lda = m;
   }
   for (std::int64_t p0 = 0; p0 < k; p0 += kKC) {

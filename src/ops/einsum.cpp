@@ -380,10 +380,16 @@ std::vector<std::int64_t> labels_needed(const std::vector<Labeled>& list, std::s
 
 bool contains(const std::vector<std::int64_t>& v, std::int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-Labeled contract(const Labeled& a, const Labeled& b, const std::vector<std::int64_t>& need, Engine& engine,
-                 SourceLocation where) {
+// One pairwise step as a dot_general into a result whose memory suits the BLAS: a result
+// allocated by dot_general is column-major [batch, free...], so its batch axis would be the
+// fastest one and every product strided. The step's result is stored instead in `final_order`
+// (the einsum's output order, for the last step) or as [free..., batch...] (each product one
+// column-major matrix) and handed to dot_general_into as a permuted view.
+Labeled contract(const Labeled& a, const Labeled& b, const std::vector<std::int64_t>& need,
+                 const std::vector<std::int64_t>* final_order, Engine& engine, SourceLocation where) {
   DotGeneralConfig config;
-  std::vector<std::int64_t> labels;
+  std::vector<std::int64_t> labels, batch, free;
+  Shape extents;
   for (std::size_t i = 0; i < a.labels.size(); ++i) {
     const auto it = std::find(b.labels.begin(), b.labels.end(), a.labels[i]);
     if (it == b.labels.end()) continue;
@@ -392,16 +398,35 @@ Labeled contract(const Labeled& a, const Labeled& b, const std::vector<std::int6
       config.lhs_batch_dims.push_back(static_cast<std::int64_t>(i));
       config.rhs_batch_dims.push_back(j);
       labels.push_back(a.labels[i]);
+      batch.push_back(a.labels[i]);
+      extents.push_back(a.t.shape()[i]);
     } else {
       config.lhs_contracting_dims.push_back(static_cast<std::int64_t>(i));
       config.rhs_contracting_dims.push_back(j);
     }
   }
-  for (auto id : a.labels)
-    if (!contains(b.labels, id)) labels.push_back(id);
-  for (auto id : b.labels)
-    if (!contains(a.labels, id)) labels.push_back(id);
-  return {a.t.dot_general(b.t, config, engine, where), labels};
+  for (const Labeled* x : {&a, &b}) {
+    const Labeled& other = x == &a ? b : a;
+    for (std::size_t i = 0; i < x->labels.size(); ++i)
+      if (!contains(other.labels, x->labels[i])) {
+        labels.push_back(x->labels[i]);
+        free.push_back(x->labels[i]);
+        extents.push_back(x->t.shape()[i]);
+      }
+  }
+  std::vector<std::int64_t> order = free;
+  order.insert(order.end(), batch.begin(), batch.end());
+  if (final_order != nullptr && final_order->size() == labels.size() &&
+      std::is_permutation(labels.begin(), labels.end(), final_order->begin()))
+    order = *final_order;
+  Shape storage_shape;
+  std::vector<std::int64_t> perm;
+  for (auto id : order) storage_shape.push_back(extents[static_cast<std::size_t>(
+                            std::find(labels.begin(), labels.end(), id) - labels.begin())]);
+  for (auto id : labels) perm.push_back(static_cast<std::int64_t>(std::find(order.begin(), order.end(), id) - order.begin()));
+  const Tensor result = Tensor::empty(storage_shape, a.t.dtype(), a.t.device(), where).permute(perm, where);
+  a.t.dot_general_into(b.t, config, engine, result, where);
+  return {result, labels};
 }
 
 Tensor run(const EinsumPath& path, const std::vector<Tensor>& operands, Engine& engine, SourceLocation where) {
@@ -414,7 +439,8 @@ Tensor run(const EinsumPath& path, const std::vector<Tensor>& operands, Engine& 
     const auto need = labels_needed(list, a, b, path.output);
     Labeled lhs = sum_out(list[a], [&] { auto n = need; n.insert(n.end(), list[b].labels.begin(), list[b].labels.end()); return n; }(), engine, where);
     Labeled rhs = sum_out(list[b], [&] { auto n = need; n.insert(n.end(), list[a].labels.begin(), list[a].labels.end()); return n; }(), engine, where);
-    Labeled result = contract(lhs, rhs, need, engine, where);
+    const bool last = list.size() == 2;
+    Labeled result = contract(lhs, rhs, need, last ? &path.output : nullptr, engine, where);
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(std::max(a, b)));
     list.erase(list.begin() + static_cast<std::ptrdiff_t>(std::min(a, b)));
     list.push_back(std::move(result));
