@@ -126,6 +126,16 @@ TEST(Reduction, F32SumOfTenMillionTenthsIsAccurate) {
   for (float r : rows) EXPECT_LT(std::fabs(r - exact / 1000) / (exact / 1000), 1e-6);
 }
 
+TEST(Reduction, F32SumOfMixedSignsStaysWithinItsBound) {
+  // Blocked F32 partials (16 values per lane) then double: the total is the exact sum rounded
+  // once to F32 (a sequential float sum of 3M values would be off by hundreds of ulps).
+  const Tensor x = Tensor::uniform({3'000'001}, 77, {ta::Device::cpu(), DType::F32}, -1, 1);
+  long double exact = 0;
+  for (float v : x.to_vec<float>()) exact += v;
+  const double got = x.sum(engine()).convert(DType::F64, engine()).item<double>();
+  EXPECT_LE(std::fabs(got - static_cast<double>(exact)), std::fabs(static_cast<double>(exact)) * 0x1p-23);
+}
+
 TEST(Reduction, IntegerSumsAreExactAndWrap) {
   const Tensor x = Tensor::from_ints({1, 2, 3, 4, 5, 6}, {ta::Device::cpu(), DType::I32}).reshape({2, 3});
   EXPECT_EQ(x.sum({0}, engine()).to_vec<std::int32_t>(), (std::vector<std::int32_t>{3, 7, 11}));
