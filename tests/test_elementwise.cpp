@@ -1723,3 +1723,38 @@ TEST(ElementwiseSelect, BadInputs) {
 }
 
 }  // namespace
+
+// Large operands whose layouts disagree: the allocating form of all-transposed inputs runs
+// panel by panel in their layout and transposes each panel (column-major result); an output
+// whose fastest axis differs from an input's is walked in 2-D tiles. Sizes are above the
+// grain and not multiples of the tile or block sizes.
+TEST(ElementwiseLayouts, LargeTransposedAndMixedOperandsMatchTheFlatComputation) {
+  CpuEngine serial = CpuEngine::serial();
+  CpuEngine two = CpuEngine::parallel(3);
+  for (const DType dt : {DType::F32, DType::F64, DType::I32, DType::F16}) {
+    SCOPED_TRACE(std::string(tensora::name(dt)));
+    const Tensor a = Tensor::uniform({301, 263}, 5, {Device::cpu(), DType::F64}, -4, 4).cast(dt, serial);
+    const Tensor b = Tensor::uniform({301, 263}, 6, {Device::cpu(), DType::F64}, -4, 4).cast(dt, serial);
+    const Tensor at = a.transpose(), bt = b.transpose();  // [263, 301], row-major memory
+    const Tensor want = a.add(b, serial).transpose().contiguous();  // computed flat
+    for (Engine* e : {static_cast<Engine*>(&serial), static_cast<Engine*>(&two)}) {
+      const Tensor got = at.add(bt, *e);
+      EXPECT_TRUE(got.is_contiguous());
+      EXPECT_EQ(got.cast(DType::F64, serial).to_vec<double>(), want.cast(DType::F64, serial).to_vec<double>());
+      // Mixed: a column-major operand with a transposed one (tiled walk), allocating and into.
+      const Tensor mixed = want.sub(bt, *e);
+      EXPECT_TRUE(mixed.is_contiguous());
+      EXPECT_EQ(mixed.cast(DType::F64, serial).to_vec<double>(),
+                want.sub(bt.contiguous(), serial).cast(DType::F64, serial).to_vec<double>());
+      const Tensor dest = Tensor::zeros({263, 301}, {Device::cpu(), dt});
+      at.add_into(want.contiguous(), *e, dest);
+      EXPECT_EQ(dest.cast(DType::F64, serial).to_vec<double>(),
+                at.contiguous().add(want, serial).cast(DType::F64, serial).to_vec<double>());
+    }
+    if (dt == DType::F32 || dt == DType::F64) {  // a unary op on the transposing path
+      const Tensor e_got = at.exp(two), e_want = at.contiguous().exp(serial);
+      EXPECT_EQ(e_got.numel(), 263 * 301);
+      EXPECT_EQ(e_got.cast(DType::F64, serial).to_vec<double>(), e_want.cast(DType::F64, serial).to_vec<double>());
+    }
+  }
+}

@@ -45,21 +45,62 @@ bool dense_positive(const Tensor& t) {
   return true;
 }
 
-// Runs `kernel(out)` for a fresh column-major `out`. When every input shares one dense layout
-// that is not column-major (e.g. all transposed), the kernel would read the inputs across
-// cache lines; it then runs in the inputs' layout into scratch, and one cache-blocked
-// transpose copies the result into column-major order.
+// Dense strides for `shape` with the axes in the memory order of `like` (fastest first).
+Strides dense_strides_like(const Shape& shape, const Tensor& like) {
+  std::vector<std::size_t> order(shape.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return like.strides()[a] < like.strides()[b]; });
+  Strides strides(shape.size());
+  std::int64_t step = 1;
+  for (auto d : order) {
+    strides[d] = step;
+    step *= shape[d];
+  }
+  return strides;
+}
+
+// Bytes per panel of the transposing path: the panel's scratch stays in L2 (2 MiB here)
+// next to the inputs' panels streaming through it.
+constexpr std::int64_t kPanelBytes = std::int64_t{512} << 10;
+
+// Runs `kernel(dst, inputs, engine)` for a fresh column-major `out`. When every input shares
+// one dense layout that is not column-major (e.g. all transposed), the kernel would read the
+// inputs across cache lines; it then runs panel by panel (slices along the inputs' slowest
+// axis) in the inputs' layout into an L2-sized scratch, and a cache-blocked transpose copies
+// each panel into column-major order while it is still in cache. Panels run in parallel,
+// each on one thread; elementwise results do not depend on the split.
 template <class Kernel>
 void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine, Kernel kernel) {
   const Tensor& first = **inputs.begin();
   bool shared = out.numel() >= kElementGrain && first.shape() == out.shape() && !first.is_contiguous() &&
                 dense_positive(first);
   for (const Tensor* t : inputs) shared = shared && t->shape() == first.shape() && t->strides() == first.strides();
-  if (!shared) return kernel(out);
-  const Tensor scratch(Storage::allocate(static_cast<std::size_t>(out.numel()) * size_of(out.dtype()), out.device()),
-                       out.shape(), first.strides(), 0, out.dtype(), out.device());
-  kernel(scratch);
-  cpu::transpose_copy(out, scratch, engine);
+  if (!shared) return kernel(out, std::vector<Tensor>{}, engine);
+  std::size_t axis = 0;  // the inputs' slowest axis
+  for (std::size_t d = 1; d < first.shape().size(); ++d)
+    if (first.strides()[d] > first.strides()[axis]) axis = d;
+  const auto ax = static_cast<std::int64_t>(axis);
+  const std::int64_t extent = out.shape()[axis], per_index = out.numel() / extent;
+  const std::int64_t panel_elements = kPanelBytes / static_cast<std::int64_t>(size_of(out.dtype()));
+  const std::int64_t height = std::max<std::int64_t>(1, panel_elements / per_index);
+  const std::int64_t panels = (extent + height - 1) / height;
+  engine.parallel_for(panels, 1, [&](std::int64_t p0, std::int64_t p1) {
+    CpuEngine one = CpuEngine::serial(out.device());
+    Shape panel_shape = out.shape();
+    panel_shape[axis] = std::min(height, extent);
+    const auto scratch_storage =
+        Storage::allocate(static_cast<std::size_t>(panel_shape[axis] * per_index) * size_of(out.dtype()), out.device());
+    for (std::int64_t p = p0; p < p1; ++p) {
+      const std::int64_t lo = p * height, hi = std::min(extent, lo + height);
+      panel_shape[axis] = hi - lo;
+      const Tensor scratch(scratch_storage, panel_shape, dense_strides_like(panel_shape, first), 0, out.dtype(),
+                           out.device());
+      std::vector<Tensor> pieces;
+      for (const Tensor* t : inputs) pieces.push_back(t->slice(ax, lo, hi));
+      kernel(scratch, pieces, one);
+      cpu::transpose_copy(out.slice(ax, lo, hi), scratch, one);
+    }
+  });
 }
 
 struct BinaryPlan {
@@ -88,7 +129,9 @@ void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
   BinaryPlan plan = plan_binary(op, a, b, engine, where);
   Tensor out = Tensor::empty(std::move(plan.shape), plan.result, a.device(), where);
-  run_fresh(out, {&a, &b}, engine, [&](const Tensor& dst) { run_binary(op, dst, a, b, engine, where); });
+  run_fresh(out, {&a, &b}, engine, [&](const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
+    run_binary(op, dst, in.empty() ? a : in[0], in.empty() ? b : in[1], e, where);
+  });
   return out;
 }
 
@@ -115,7 +158,9 @@ DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation whe
 
 Tensor unary_op(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
   Tensor out = Tensor::empty(x.shape(), plan_unary(op, x, engine, where), x.device(), where);
-  run_fresh(out, {&x}, engine, [&](const Tensor& dst) { cpu::unary(op, dst, x, engine); });
+  run_fresh(out, {&x}, engine, [&](const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
+    cpu::unary(op, dst, in.empty() ? x : in[0], e);
+  });
   return out;
 }
 
