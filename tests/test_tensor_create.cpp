@@ -636,6 +636,23 @@ TEST(Random, SameSeedSameValuesDifferentSeedDifferentValues) {
   EXPECT_NE(a[0], a[1]);
 }
 
+TEST(Random, DrawsThatOverflowTheDTypeThrow) {
+  // F16 tops out at 65504: a finite range beyond it would silently give inf.
+  const auto err = tensora_test::expect_error(
+      [] { Tensor::uniform({100}, 1, {kCpu, DType::F16}, 0.0, 1e6); });
+  EXPECT_EQ(err.kind(), tensora::ErrorKind::InvalidArgument);
+  EXPECT_EQ(err.op(), "uniform");
+  EXPECT_THAT(err.what(), ::testing::HasSubstr("overflows F16; use a wider dtype or a smaller range"));
+  const auto big = tensora_test::expect_error(
+      [] { Tensor::normal({1000}, 1, {kCpu, DType::F16}, 0.0, 1e5); });
+  EXPECT_EQ(big.op(), "normal");
+  EXPECT_THAT(big.what(), ::testing::HasSubstr("overflows F16"));
+  // In range, and the same range in F32, are fine.
+  const auto ok = Tensor::uniform({100}, 1, {kCpu, DType::F16}, -60000.0, 60000.0).to_vec<tensora::Float16>();
+  for (auto v : ok) ASSERT_TRUE(std::isfinite(static_cast<float>(v)));
+  EXPECT_NO_THROW(Tensor::uniform({100}, 1, {kCpu, DType::F32}, 0.0, 1e6));
+}
+
 TEST(Random, ElementIDependsOnlyOnSeedAndI) {
   const auto flat = Tensor::uniform({6}, 9, {kCpu, DType::F64}).to_vec<double>();
   // The shape and the device do not matter: the counter is the column-major element index.

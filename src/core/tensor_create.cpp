@@ -241,7 +241,17 @@ Tensor random_tensor(std::string_view op, Shape shape, TensorOptions options, Sa
     if constexpr (is_float_v<T>) {
       T* p = static_cast<T*>(const_cast<void*>(out.element_ptr()));
       const std::int64_t n = out.numel();
-      for (std::int64_t i = 0; i < n; ++i) p[i] = cast_value<T>(sample(static_cast<std::uint64_t>(i)));
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = sample(static_cast<std::uint64_t>(i));
+        p[i] = cast_value<T>(v);
+        // A finite draw that overflows the dtype (F16 tops out at 65504) is an error, not inf.
+        if (!std::isfinite(static_cast<double>(p[i])))
+          check::fail_invalid(op,
+                              "draw " + format_double(v) + " (element " + std::to_string(i) +
+                                  ") overflows " + std::string(name(dtype)) +
+                                  "; use a wider dtype or a smaller range",
+                              "low/high", where);
+      }
     }
   });
   return out;
