@@ -19,6 +19,8 @@ import re
 import subprocess
 import sys
 
+import bench_doc  # bench/bench_doc.py
+
 BEGIN = "<!-- {}:begin -->"
 END = "<!-- {}:end -->"
 
@@ -472,14 +474,8 @@ def render_section(data, rows, ops, statistic, repetitions, with_targets, order)
 
 
 def replace_section(text, name, body):
-    begin, end = BEGIN.format(name), END.format(name)
-    block = "{}\n{}\n{}".format(begin, body.strip(), end)
-    if begin in text and end in text:
-        pre = text[:text.index(begin)]
-        post = text[text.index(end) + len(end):]
-        return pre + block + post
-    return text.rstrip() + "\n\n## {}\n\n{}\n".format(
-        {"elementwise": "Elementwise", "reduce": "Reductions"}.get(name, name), block)
+    heading = "## " + {"elementwise": "Elementwise", "reduce": "Reductions"}.get(name, name)
+    return bench_doc.replace_section(text, name, body, heading)
 
 
 def main():

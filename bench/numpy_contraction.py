@@ -22,10 +22,11 @@ import subprocess
 import sys
 import time
 
+import bench_doc  # bench/bench_doc.py
+
 SIZES = (256, 1024, 2048)
 BATCH, SMALL = 10000, 8
 THREADS = (1, 2)
-BEGIN, END = "<!-- contraction:begin -->", "<!-- contraction:end -->"
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,17 +181,6 @@ def render(data, numpy):
     return "\n".join(lines)
 
 
-def write_section(doc, body):
-    text = open(doc).read() if os.path.exists(doc) else "# Benchmarks\n"
-    block = "{}\n{}\n{}".format(BEGIN, body.strip(), END)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n## Contractions\n\n" + block + "\n"
-    with open(doc, "w") as f:
-        f.write(text if text.endswith("\n") else text + "\n")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("source", nargs="?", help="tensora_bench_contraction, or a JSON file saved by this script")
@@ -222,7 +212,7 @@ def main():
     if args.print:
         print(body)
         return
-    write_section(os.path.normpath(args.doc), body)
+    bench_doc.write_section(os.path.normpath(args.doc), "contraction", body, "## Contractions")
     print("wrote", os.path.normpath(args.doc), file=sys.stderr)
 
 

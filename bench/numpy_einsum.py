@@ -16,12 +16,13 @@ import subprocess
 import sys
 import time
 
+import bench_doc  # bench/bench_doc.py
+
 CASES = [
     ("batched_matmul", "bij,bjk->bik", [(64, 96, 96), (64, 96, 96)]),
     ("tensor_contraction", "abc,cbd->ad", [(256, 48, 48), (48, 48, 256)]),
     ("matrix_chain5", "ab,bc,cd,de,ef->af", [(400, 40), (40, 500), (500, 20), (20, 300), (300, 600)]),
 ]
-BEGIN, END = "<!-- einsum:begin -->", "<!-- einsum:end -->"
 
 
 def median_ms(fn, reps=15):
@@ -109,17 +110,6 @@ def render(times, numpy, context):
     return "\n".join(lines)
 
 
-def write_section(doc, body):
-    text = open(doc).read()
-    block = "{}\n{}\n{}".format(BEGIN, body.strip(), END)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n### einsum\n\n" + block + "\n"
-    with open(doc, "w") as f:
-        f.write(text)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("binary", nargs="?", help="tensora_bench_einsum")
@@ -134,7 +124,7 @@ def main():
     if not args.binary:
         ap.error("give the tensora_bench_einsum binary")
     times, context = run_binary(args.binary)
-    write_section(args.doc, render(times, numpy_in_child(), context))
+    bench_doc.write_section(args.doc, "einsum", render(times, numpy_in_child(), context), "### einsum")
     print("wrote", os.path.abspath(args.doc), file=sys.stderr)
 
 
