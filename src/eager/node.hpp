@@ -1,0 +1,73 @@
+// The tape: one node per eager tensor. A recorded op is an OpNode holding its rule (with the
+// op's attributes) and its input nodes, allocated once; values live in the nodes themselves.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "eager/tensor_builder.hpp"
+#include "tensora/eager.hpp"
+
+namespace tensora::eager_detail {
+
+using NodePtr = std::shared_ptr<Node>;
+
+struct Node {
+  Tensor value;
+  Tensor grad;     // accumulated cotangent of a variable
+  Tensor pending;  // cotangent or tangent during one sweep
+  bool requires_grad = false;
+  bool leaf = true;
+  std::uint64_t mark = 0;  // sweep epoch (topological sort)
+
+  Node() = default;
+  explicit Node(Tensor v, bool rg = false) : value(std::move(v)), requires_grad(rg) {}
+  virtual ~Node() = default;
+  virtual std::span<const NodePtr> inputs() const { return {}; }
+  virtual void vjp(TensorBuilder&, const Tensor&, std::span<Tensor>, const bool*) const {}
+  virtual Tensor jvp(TensorBuilder&, std::span<const Tensor>) const { return {}; }
+};
+
+template <class Rule, class Inputs>
+struct OpNode final : Node {
+  Rule rule;
+  Inputs ins;
+
+  OpNode(Tensor v, Rule r, Inputs i)
+      : Node(std::move(v), true), rule(std::move(r)), ins(std::move(i)) {
+    leaf = false;
+  }
+  std::span<const NodePtr> inputs() const override { return {ins.data(), ins.size()}; }
+
+  void vjp(TensorBuilder& b, const Tensor& g, std::span<Tensor> gin,
+           const bool* needs) const override {
+    const auto values = input_values();
+    rule.vjp(b, ad::RuleArgs<Tensor>{values, value}, g, gin, needs);
+  }
+  Tensor jvp(TensorBuilder& b, std::span<const Tensor> t) const override {
+    const auto values = input_values();
+    return rule.jvp(b, ad::RuleArgs<Tensor>{values, value}, t);
+  }
+
+ private:
+  std::vector<Tensor> input_values() const {
+    std::vector<Tensor> v;
+    v.reserve(ins.size());
+    for (const auto& n : ins) v.push_back(n->value);
+    return v;
+  }
+};
+
+// Sweeps (src/eager/tape.cpp). Reverse mode seeds `roots` with `seeds`; with `targets` null the
+// cotangents reaching variables accumulate into their grad, else they are returned for targets.
+std::vector<Tensor> run_backward(std::span<const NodePtr> roots, std::span<const Tensor> seeds,
+                                 Engine& engine, const std::vector<Node*>* targets);
+// Forward mode: `seeded` nodes carry their tangent in `pending`; returns the tangents of outputs.
+std::vector<Tensor> run_forward(std::span<const NodePtr> outputs, Engine& engine);
+
+bool& grad_mode();
+
+}  // namespace tensora::eager_detail

@@ -1,0 +1,43 @@
+// Helpers every session op uses: the device check and the recorded convert step.
+#pragma once
+
+#include <initializer_list>
+
+#include "ad/elementwise_rules.hpp"
+#include "core/checks.hpp"
+#include "eager/promotion.hpp"
+#include "eager/recording.hpp"
+
+namespace tensora::eager_detail {
+
+// Every input is defined and lives on the engine's device (checked before any convert).
+inline void check_inputs(std::string_view op, Engine& e,
+                         std::initializer_list<const EagerTensor*> xs, SourceLocation where) {
+  for (const auto* x : xs) {
+    if (!x->defined())
+      check::fail_invalid(op, "an eager tensor operand is empty (default-constructed)", "tensor",
+                          where);
+    if (x->device() != e.device()) check::fail_device_mismatch(op, e.device(), x->device(), where);
+  }
+}
+
+// The visible convert step of the promotion plan; recorded so cotangents flow back through it
+// in the input's own dtype.
+inline EagerTensor convert_to(const EagerTensor& x, DType target, Engine& e, SourceLocation where) {
+  if (x.dtype() == target) return x;
+  Tensor out = x.value().convert(target, e, where);
+  return record(ad::CastRule{}, std::array<const EagerTensor*, 1>{&x}, std::move(out));
+}
+
+// The join of several inputs under an op's policy.
+inline DType plan_target(const OpPolicy& p, std::initializer_list<const EagerTensor*> xs,
+                         Engine& e) {
+  auto it = xs.begin();
+  LatticeType j = (*it)->dtype();
+  for (++it; it != xs.end(); ++it) {
+    j = join(j, (*it)->dtype());
+  }
+  return apply_policy(p.accepts, j, e.device());
+}
+
+}  // namespace tensora::eager_detail
