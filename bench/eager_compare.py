@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Eager overhead side by side: runs tensora_bench_eager (tensora and LibTorch autograd in one
+run) and rewrites the "eager" section of docs/BENCHMARKS.md.
+
+  /usr/bin/python3 bench/eager_compare.py build-bench/bench/tensora_bench_eager
+"""
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+import bench_doc  # bench/bench_doc.py
+
+
+def run(binary):
+    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+           "--benchmark_min_time=0.3"]
+    print("running:", " ".join(cmd), file=sys.stderr)
+    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    times = {}
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3}[b["time_unit"]]
+        times[b["run_name"].replace("/real_time", "")] = b["real_time"] * scale  # seconds
+    return times, data.get("context", {})
+
+
+def fmt(seconds):
+    if seconds is None:
+        return "-"
+    for unit, f in (("ns", 1e9), ("us", 1e6), ("ms", 1e3)):
+        if seconds * f < 1000:
+            return "{:.3g} {}".format(seconds * f, unit)
+    return "{:.3g} s".format(seconds)
+
+
+def ratio(a, b):
+    return "{:.2f}".format(a / b) if a and b else "-"
+
+
+def render(t, context):
+    def get(case, lib, shape, form, threads=1):
+        return t.get("BM_{}/{}/f32/{}/{}/threads:{}".format(case, lib, shape, form, threads))
+
+    direct = get("Add4", "tensora", "4", "direct")
+    const, grad = get("Add4", "tensora", "4", "eager-const"), get("Add4", "tensora", "4", "eager-grad")
+    t_nograd, t_grad = get("Add4", "torch", "4", "torch-nograd"), get("Add4", "torch", "4", "torch-grad")
+    fwd, fwdbwd = get("Chain1000", "tensora", "4", "eager-fwd"), get("Chain1000", "tensora", "4", "eager-fwd+bwd")
+    t_chain = get("Chain1000", "torch", "4", "torch-fwd+bwd")
+    load = os.getloadavg()
+    lines = [
+        "Reproduce: build `build-bench` as in \"How to reproduce\", then",
+        "",
+        "```sh",
+        "/usr/bin/python3 bench/eager_compare.py build-bench/bench/tensora_bench_eager",
+        "```",
+        "",
+        "Run of {} (load average after the run {:.1f}, {:.1f}, {:.1f}); medians of 5, wall time. Rows are "
+        "described in `bench/bench_eager.cpp`.".format(
+            context.get("date", datetime.datetime.now().isoformat()), *load),
+        "",
+        "| case | tensora | LibTorch | tensora ÷ LibTorch | note |",
+        "| --- | ---: | ---: | ---: | --- |",
+        "| 4-element add, direct `x.add(y, e)` | {} | {} (no grad) | {} | |".format(
+            fmt(direct), fmt(t_nograd), ratio(direct, t_nograd)),
+        "| 4-element add, eager, constants | {} | {} (no grad) | {} | {}x the direct op |".format(
+            fmt(const), fmt(t_nograd), ratio(const, t_nograd), ratio(const, direct)),
+        "| 4-element add, eager, recorded | {} | {} (requires grad) | {} | {}x the direct op (target <= 2) |".format(
+            fmt(grad), fmt(t_grad), ratio(grad, t_grad), ratio(grad, direct)),
+        "| 1000 tiny adds, forward | {} | | | |".format(fmt(fwd)),
+        "| 1000 tiny adds, forward + backward | {} | {} | {} | backward = {}x the forward |".format(
+            fmt(fwdbwd), fmt(t_chain), ratio(fwdbwd, t_chain),
+            "{:.2f}".format((fwdbwd - fwd) / fwd) if fwd and fwdbwd else "-"),
+    ]
+    for threads in (1, 2):
+        mine, peer = get("Mlp3", "tensora", "256x512", "fwd+bwd", threads), get("Mlp3", "torch", "256x512",
+                                                                                 "fwd+bwd", threads)
+        lines.append("| 3-layer MLP 256 x 512 F32, forward + backward, {} thread{} | {} | {} | {} | target <= 1 |".format(
+            threads, "s" if threads > 1 else "", fmt(mine), fmt(peer), ratio(mine, peer)))
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("binary")
+    ap.add_argument("--doc", default=bench_doc.DEFAULT_DOC)
+    args = ap.parse_args()
+    times, context = run(args.binary)
+    bench_doc.write_section(os.path.normpath(args.doc), "eager", render(times, context), "## Eager")
+    print("wrote", os.path.normpath(args.doc), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
