@@ -74,6 +74,11 @@ TEST(EagerGradContractions, MatchFiniteDifferences) {
                     return s.einsum("ijk,j->j", {v[0], v[1]});
                   },
                   {rnd({2, 3, 2}, 46), rnd({3}, 47)});
+  check_gradients("einsum repeated labels (trace and diagonal)",
+                  [](EagerSession& s, const Xs& v) {
+                    return s.einsum("iij,jk,kk->ik", {v[0], v[1], v[2]});
+                  },
+                  {rnd({3, 3, 2}, 48), rnd({2, 4}, 49), rnd({4, 4}, 50)});
 }
 
 TEST(EagerGradStructural, ViewsMatchFiniteDifferences) {
@@ -114,6 +119,17 @@ TEST(EagerGradStructural, ViewsMatchFiniteDifferences) {
   check_gradients("pad",
                   [](EagerSession& s, const Xs& v) {
                     return s.pad(v[0], {{1, 0}, {0, 2}, {0, 0}});
+                  },
+                  {x});
+  // Edge and reflect padding gather input positions; corners repeat along both axes.
+  check_gradients("pad edge",
+                  [](EagerSession& s, const Xs& v) {
+                    return s.pad(v[0], {{2, 1}, {0, 3}, {1, 0}}, {ta::PadMode::Edge, 0});
+                  },
+                  {x});
+  check_gradients("pad reflect",
+                  [](EagerSession& s, const Xs& v) {
+                    return s.pad(v[0], {{1, 1}, {2, 0}, {0, 0}}, {ta::PadMode::Reflect, 0});
                   },
                   {x});
   check_gradients("concat",

@@ -271,32 +271,36 @@ TEST(EagerRuntime, FunctionalFormsAgree) {
   });
 }
 
-TEST(EagerRuntime, UnsupportedGradientsFailAtTheOp) {
+TEST(EagerRuntime, EdgeAndReflectPadGradientsCountEachCopy) {
   auto e = ta::CpuEngine::serial();
   ta::EagerRuntime rt;
   auto x = rt.variable_from(f64({3}, {1, 2, 3}));
   rt.with_eager_session(e, [&](EagerSession& s) {
-    const auto err = expect_error([&] { (void)s.pad(x, {{1, 1}}, {ta::PadMode::Edge, 0}); });
-    EXPECT_EQ(err.kind(), ta::ErrorKind::Unsupported);
-    ta::NoGradGuard guard;
-    EXPECT_EQ(s.pad(x, {{1, 1}}, {ta::PadMode::Edge, 0}).value().to_vec<double>(),
-              (std::vector<double>{1, 1, 2, 3, 3}));
+    const auto edge = s.pad(x, {{1, 1}}, {ta::PadMode::Edge, 0});
+    EXPECT_EQ(edge.value().to_vec<double>(), (std::vector<double>{1, 1, 2, 3, 3}));
+    s.sum(edge).backward();
+    EXPECT_EQ(x.grad().to_vec<double>(), (std::vector<double>{2, 1, 2}));
+    x.clear_grad();
+    const auto reflect = s.pad(x, {{2, 1}}, {ta::PadMode::Reflect, 0});
+    EXPECT_EQ(reflect.value().to_vec<double>(), (std::vector<double>{3, 2, 1, 2, 3, 2}));
+    s.sum(reflect).backward();
+    EXPECT_EQ(x.grad().to_vec<double>(), (std::vector<double>{1, 3, 2}));
   });
 }
 
 }  // namespace
 
 namespace {
-TEST(EagerRuntime, EinsumDiagonalOperandWithGradFailsAtTheOp) {
+TEST(EagerRuntime, EinsumWithRepeatedLabelsDifferentiatesThroughTheDiagonal) {
   auto e = ta::CpuEngine::serial();
   ta::EagerRuntime rt;
-  auto x = rt.variable_from(f64({2, 2}, {1, 2, 3, 4}));
+  auto x = rt.variable_from(f64({2, 2}, {1, 2, 3, 4}));  // column-major: [[1, 3], [2, 4]]
   rt.with_eager_session(e, [&](EagerSession& s) {
-    const auto err = expect_error([&] { (void)s.einsum("ii->i", {x}); });
-    EXPECT_EQ(err.kind(), ta::ErrorKind::Unsupported);
-    EXPECT_EQ(err.op(), "einsum");
-    EXPECT_EQ(s.einsum("ii->i", {x.detach()}).value().to_vec<double>(),
-              (std::vector<double>{1, 4}));
+    const auto d = s.einsum("ii->i", {x});
+    EXPECT_EQ(d.value().to_vec<double>(), (std::vector<double>{1, 4}));
+    s.sum(s.mul(d, d)).backward();  // d/dx sum(diag^2) = 2 diag on the diagonal
+    EXPECT_EQ(x.grad().to_vec<double>(), (std::vector<double>{2, 0, 0, 8}));
+    EXPECT_EQ(s.einsum("ii->", {x.detach()}).value().item<double>(), 5.0);
   });
 }
 }  // namespace

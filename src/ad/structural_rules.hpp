@@ -110,6 +110,57 @@ struct PadRule {
   }
 };
 
+// Edge / Reflect pad: along each padded axis the result gathers input positions (edge:
+// clamped, reflect: mirrored without repeating the edge), so the cotangent scatter-adds back
+// along the same indices. Axes are independent, so the order of the axes does not matter.
+struct GatherPadRule {
+  Widths widths;
+  bool reflect;
+
+  std::vector<std::int64_t> sources(std::int64_t n, std::int64_t lo, std::int64_t hi) const {
+    std::vector<std::int64_t> src(static_cast<std::size_t>(lo + n + hi));
+    for (std::int64_t j = 0; j < lo + n + hi; ++j) {
+      std::int64_t p = j - lo;
+      if (reflect) p = p < 0 ? -p : (p >= n ? 2 * (n - 1) - p : p);
+      else p = std::clamp<std::int64_t>(p, 0, n - 1);
+      src[static_cast<std::size_t>(j)] = p;
+    }
+    return src;
+  }
+  // The index tensor of axis d for an operand of `shape` (extent along d: the padded one).
+  template <class B, class V = typename B::Value>
+  V index(B& b, std::size_t d, std::int64_t n, const Shape& shape) const {
+    Shape line(shape.size(), 1);
+    line[d] = shape[d];
+    return b.broadcast_to(b.reshape(b.indices(sources(n, widths[d].first, widths[d].second)), line), shape);
+  }
+  template <class B, class V = typename B::Value>
+  void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool*) const {
+    const Shape in = b.shape(a.in[0]);
+    V r = g;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+      if (widths[d].first == 0 && widths[d].second == 0) continue;
+      Shape target = b.shape(r);
+      const V idx = index(b, d, in[d], target);
+      target[d] = in[d];
+      r = b.scatter_add(b.zeros(target, b.dtype(g)), static_cast<std::int64_t>(d), idx, r);
+    }
+    gin[0] = r;
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
+    const Shape in = b.shape(a.in[0]);
+    V r = t[0];
+    for (std::size_t d = 0; d < in.size(); ++d) {
+      if (widths[d].first == 0 && widths[d].second == 0) continue;
+      Shape target = b.shape(r);
+      target[d] = in[d] + widths[d].first + widths[d].second;
+      r = b.take_along_axis(r, index(b, d, in[d], target), static_cast<std::int64_t>(d));
+    }
+    return r;
+  }
+};
+
 struct ConcatRule {   // also stack (concat of unsqueezed inputs)
   std::int64_t axis;  // normalized
   template <class B, class V = typename B::Value>

@@ -172,20 +172,32 @@ EagerTensor EagerSession::einsum(std::string_view subscripts, std::vector<T> ope
     shapes.push_back(values.back().shape());
   }
   const EinsumPath path = einsum_path(subscripts, shapes, where);
+  // An operand that repeats a label (ii, iij) takes a diagonal. When it needs a gradient, the
+  // diagonal is taken first as recorded diagonal() ops, so the einsum rule only ever sees
+  // distinct labels and the diagonal's own rule carries the cotangent back.
+  std::vector<ad::Labels> inputs = path.inputs;
+  bool rewritten = false;
   for (std::size_t i = 0; i < converted.size(); ++i) {
-    auto labels = path.inputs[i];
-    std::sort(labels.begin(), labels.end());
-    if (converted[i].requires_grad() && grad_mode() &&
-        std::adjacent_find(labels.begin(), labels.end()) != labels.end())
-      throw Error(
-          ErrorKind::Unsupported, "einsum",
-          "operand " + std::to_string(i) +
-              " repeats a label (takes a diagonal); its gradient is not implemented: take the "
-              "diagonal with diagonal() first, or run under NoGradGuard",
-          NoDetail{}, where);
+    if (!converted[i].requires_grad() || !grad_mode()) continue;
+    ad::Labels& labels = inputs[i];
+    for (bool found = true; found;) {
+      found = false;
+      for (std::size_t p = 0; p < labels.size() && !found; ++p)
+        for (std::size_t q = p + 1; q < labels.size() && !found; ++q)
+          if (labels[p] == labels[q]) {
+            const std::int64_t label = labels[p];
+            converted[i] = diagonal(converted[i], 0, static_cast<std::int64_t>(p), static_cast<std::int64_t>(q), where);
+            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(q));
+            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(p));
+            labels.push_back(label);  // diagonal() appends the diagonal axis last
+            values[i] = converted[i].value();
+            found = rewritten = true;
+          }
+    }
   }
-  Tensor out = tensora::einsum(path, std::move(values), engine_, where);
-  return record_n(ad::EinsumRule{path.inputs, path.output}, converted, std::move(out));
+  Tensor out = rewritten ? tensora::einsum(inputs, path.output, std::move(values), engine_, where)
+                         : tensora::einsum(path, std::move(values), engine_, where);
+  return record_n(ad::EinsumRule{inputs, path.output}, converted, std::move(out));
 }
 
 }  // namespace tensora

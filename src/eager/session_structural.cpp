@@ -97,13 +97,9 @@ EagerTensor EagerSession::reverse(const T& x, Axes axes, Loc where) {
 EagerTensor EagerSession::pad(const T& x, std::vector<std::pair<std::int64_t, std::int64_t>> widths,
                               PadOptions options, Loc where) {
   check_inputs("pad", engine_, {&x}, where);
-  if (options.mode != PadMode::Constant && x.requires_grad() && grad_mode())
-    throw Error(
-        ErrorKind::Unsupported, "pad",
-        "the gradient of Edge and Reflect padding is not implemented; pad a detached value or "
-        "under NoGradGuard",
-        NoDetail{}, where);
   Tensor out = x.value().pad(widths, options, engine_, where);
+  if (options.mode != PadMode::Constant)
+    return one(ad::GatherPadRule{std::move(widths), options.mode == PadMode::Reflect}, x, std::move(out));
   return one(ad::PadRule{std::move(widths)}, x, std::move(out));
 }
 
