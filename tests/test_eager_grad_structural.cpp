@@ -1,4 +1,6 @@
 // Finite-difference and JVP/VJP checks of the reduction, contraction and structural AD rules.
+#include <random>
+
 #include "test_eager_check.hpp"
 
 namespace {
@@ -188,6 +190,47 @@ TEST(EagerGradStructural, IndexingMatchesFiniteDifferences) {
         return s.scatter_add(v[0], 1, s.constant(i), v[1]);
       },
       {rnd({2, 3}, 64), rnd({2, 3}, 65)});
+}
+
+}  // namespace
+
+namespace {
+
+// Random ranks, extents (1 to 4) and axis sets for the other families, on column-major and
+// transposed inputs.
+TEST(EagerGradRandomShapes, ReductionsContractionsAndViews) {
+  std::mt19937 rng(77);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 10; ++trial) {
+    const int rank = pick(1, 3);
+    ta::Shape shape;
+    for (int d = 0; d < rank; ++d) shape.push_back(pick(1, 4));
+    std::vector<std::int64_t> axes;
+    for (int d = 0; d < rank; ++d)
+      if (pick(0, 1) == 1) axes.push_back(pick(0, 1) == 1 ? d : d - rank);  // some negative
+    if (axes.empty()) axes.push_back(0);
+    const bool keep = pick(0, 1) == 1;
+    const auto seed = static_cast<std::uint64_t>(700 + trial);
+    ta::Tensor x = rnd(shape, seed, 0.5, 1.5);
+    if (rank >= 2 && pick(0, 1) == 1) {  // the same logical shape through a transposed view
+      ta::Shape swapped = shape;
+      std::swap(swapped[0], swapped[1]);
+      x = rnd(swapped, seed, 0.5, 1.5).transpose(0, 1);
+    }
+    const std::string tag = " trial " + std::to_string(trial);
+    check_gradients("sum" + tag, [=](EagerSession& s, const Xs& v) { return s.sum(v[0], axes, {keep, 0}); }, {x});
+    check_gradients("mean" + tag, [=](EagerSession& s, const Xs& v) { return s.mean(v[0], axes, {keep, 0}); }, {x});
+    check_gradients("max" + tag, [=](EagerSession& s, const Xs& v) { return s.max(v[0], axes, {keep, 0}); }, {x});
+    check_gradients("logsumexp" + tag,
+                    [=](EagerSession& s, const Xs& v) { return s.logsumexp(v[0], axes, {keep, 0}); }, {x});
+    check_gradients("prod" + tag, [=](EagerSession& s, const Xs& v) { return s.prod(v[0], axes, {keep, 0}); }, {x});
+    check_gradients("reverse + cumsum" + tag,
+                    [=](EagerSession& s, const Xs& v) { return s.cumsum(s.reverse(v[0], axes), axes[0]); }, {x});
+    // A batched product with random extents: [b, m, k] x [b, k, n] with b broadcast from 1.
+    const std::int64_t b = pick(1, 3), m = pick(1, 4), k = pick(1, 4), n = pick(1, 4);
+    check_gradients("matmul" + tag, [](EagerSession& s, const Xs& v) { return s.matmul(v[0], v[1]); },
+                    {rnd({b, m, k}, seed + 50), rnd({pick(0, 1) == 1 ? b : 1, k, n}, seed + 51)});
+  }
 }
 
 }  // namespace

@@ -163,6 +163,33 @@ TEST(EagerRuntime, ConvertedLeafGetsGradientInItsOwnDtype) {
   EXPECT_EQ(b.grad().to_vec<double>(), (std::vector<double>{1, 2}));
 }
 
+TEST(EagerRuntime, HalfPrecisionLeavesGetHalfPrecisionGradients) {
+  // F16 and BF16 compute in F32 and round once; their gradients come back in their own dtype,
+  // through their own math and through a promotion to F32.
+  auto e = ta::CpuEngine::serial();
+  for (const DType dt : {DType::F16, DType::BF16}) {
+    SCOPED_TRACE(std::string(ta::name(dt)));
+    ta::EagerRuntime rt;
+    const ta::Tensor values = f64({4}, {0.5, -1.25, 2, 3.5});
+    auto h = rt.variable_from(values.cast(dt, e));
+    auto w = rt.variable_from(f32({4}, {1, 2, 3, 4}));
+    rt.with_eager_session(e, [&](EagerSession& s) {
+      auto own = s.sum(s.mul(h, h));      // in dt: d/dh = 2h (exact in dt here)
+      EXPECT_EQ(own.dtype(), dt);
+      own.backward();
+      EXPECT_EQ(h.grad().dtype(), dt);
+      EXPECT_EQ(h.grad().cast(DType::F64, e).to_vec<double>(), (std::vector<double>{1, -2.5, 4, 7}));
+      h.clear_grad();
+      auto mixed = s.sum(s.mul(h, w));    // h converted to F32 by a recorded step
+      EXPECT_EQ(mixed.dtype(), DType::F32);
+      mixed.backward();
+      EXPECT_EQ(h.grad().dtype(), dt);
+      EXPECT_EQ(h.grad().cast(DType::F64, e).to_vec<double>(), (std::vector<double>{1, 2, 3, 4}));
+      EXPECT_EQ(w.grad().to_vec<float>(), (std::vector<float>{0.5f, -1.25f, 2, 3.5f}));
+    });
+  }
+}
+
 TEST(EagerRuntime, RealLeafInComplexMathGetsTheRealPart) {
   auto e = ta::CpuEngine::serial();
   ta::EagerRuntime rt;
