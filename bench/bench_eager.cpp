@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/blas_provider.hpp"
 #include "tensora/tensora.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
@@ -97,6 +98,9 @@ void mlp_tensora(benchmark::State& state, int threads) {
 #if TENSORA_BENCH_HAVE_TORCH
 void torch_threads(int n) {
   if (at::get_num_threads() != n) at::set_num_threads(n);
+  // LibTorch's products run on the process's OpenBLAS, whose thread count is its own: without
+  // this the "1 thread" LibTorch rows ran their GEMMs on 2 threads.
+  if (auto* ob = tensora::cpu::blas_by_name("openblas")) ob->set_threads(n);
 }
 void add4_torch(benchmark::State& state, bool grad) {
   torch_threads(1);
