@@ -3,7 +3,10 @@
 A section is the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`. A doc without the
 markers gets the section appended under `heading`.
 """
+import json
 import os
+import subprocess
+import sys
 
 DEFAULT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "BENCHMARKS.md")
 
@@ -21,3 +24,19 @@ def write_section(doc, name, body, heading):
     text = replace_section(text, name, body, heading)
     with open(doc, "w") as f:
         f.write(text if text.endswith("\n") else text + "\n")
+
+
+def run_medians(binary, *args):
+    """Runs a Google Benchmark binary with repetitions and returns ({row: median aggregate},
+    context); rows are named without the "/real_time" suffix, times stay in the row's unit."""
+    cmd = [binary, "--benchmark_format=json", "--benchmark_report_aggregates_only=true", *args]
+    print("running:", " ".join(cmd), file=sys.stderr)
+    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    rows = {b["run_name"].replace("/real_time", ""): b for b in data["benchmarks"]
+            if b.get("aggregate_name") == "median"}
+    return rows, data.get("context", {})
+
+
+def seconds(row):
+    """A row's median wall time in seconds."""
+    return row["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row["time_unit"]]

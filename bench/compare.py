@@ -15,7 +15,6 @@ import datetime
 import json
 import os
 import platform
-import re
 import subprocess
 import sys
 

@@ -6,26 +6,15 @@ run) and rewrites the "eager" section of docs/BENCHMARKS.md.
 """
 import argparse
 import datetime
-import json
 import os
-import subprocess
 import sys
 
 import bench_doc  # bench/bench_doc.py
 
 
 def run(binary):
-    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
-           "--benchmark_min_time=0.3"]
-    print("running:", " ".join(cmd), file=sys.stderr)
-    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    times = {}
-    for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
-            continue
-        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3}[b["time_unit"]]
-        times[b["run_name"].replace("/real_time", "")] = b["real_time"] * scale  # seconds
-    return times, data.get("context", {})
+    rows, context = bench_doc.run_medians(binary, "--benchmark_repetitions=5", "--benchmark_min_time=0.3")
+    return {name: bench_doc.seconds(b) for name, b in rows.items()}, context
 
 
 def fmt(seconds):

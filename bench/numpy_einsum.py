@@ -10,7 +10,6 @@ Usage (Debian's Python, for python3-numpy):
 """
 import argparse
 import datetime
-import json
 import os
 import subprocess
 import sys
@@ -55,19 +54,14 @@ def numpy_in_child():
 
 
 def run_binary(binary):
-    cmd = [binary, "--benchmark_format=json", "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"]
-    print("running:", " ".join(cmd), file=sys.stderr)
-    data = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    rows, context = bench_doc.run_medians(binary, "--benchmark_repetitions=5")
     times = {}
-    for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
-            continue
-        _, who, _, case = b["run_name"].split("/")[:4]
-        scale = {"ms": 1.0, "us": 1e-3, "ns": 1e-6}[b["time_unit"]]
-        times.setdefault(case, {})[who] = b["real_time"] * scale
+    for name, b in rows.items():
+        _, who, _, case = name.split("/")[:4]
+        times.setdefault(case, {})[who] = bench_doc.seconds(b) * 1e3
         if who.startswith("tensora") and b.get("planned_flops"):
             times[case]["planned_flops"] = b["planned_flops"]
-    return times, data.get("context", {})
+    return times, context
 
 
 def render(times, numpy, context):

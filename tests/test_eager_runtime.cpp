@@ -18,16 +18,7 @@ ta::Tensor f32(ta::Shape shape, std::vector<float> v) {
   return ta::Tensor::from_vec_col_major(std::move(shape), std::move(v));
 }
 
-template <class F>
-ta::Error expect_error(F&& f) {
-  try {
-    f();
-  } catch (const ta::Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no tensora::Error thrown";
-  return ta::Error(ta::ErrorKind::Internal, "none", "none");
-}
+using tensora_test::expect_error;
 
 // The seed scenario: direct refuses mixed dtypes, eager promotes to F64.
 TEST(EagerRuntime, SeedScenarioMatmulPromotes) {

@@ -43,6 +43,15 @@ void accumulate(Tensor& slot, const Tensor& g, Engine& e) {
   slot = slot.defined() ? slot.add(g, e) : g;
 }
 
+// A throwing rule must not leave cotangents behind for the next sweep.
+struct ClearPendingOnThrow {
+  const std::vector<Node*>& nodes;
+  ~ClearPendingOnThrow() {
+    if (std::uncaught_exceptions() > 0)
+      for (Node* n : nodes) n->pending = Tensor();
+  }
+};
+
 }  // namespace
 
 bool& grad_mode() {
@@ -55,14 +64,7 @@ std::vector<Tensor> run_backward(std::span<const NodePtr> roots, std::span<const
   const auto order = topological(roots);
   for (std::size_t i = 0; i < roots.size(); ++i)
     if (roots[i]->requires_grad) accumulate(roots[i]->pending, seeds[i], engine);
-  // A throwing rule must not leave cotangents behind for the next sweep.
-  struct ClearOnThrow {
-    const std::vector<Node*>& nodes;
-    ~ClearOnThrow() {
-      if (std::uncaught_exceptions() > 0)
-        for (Node* n : nodes) n->pending = Tensor();
-    }
-  } guard{order};
+  const ClearPendingOnThrow guard{order};
   TensorBuilder b{engine};
   std::vector<Tensor> gin;
   std::unique_ptr<bool[]> needs;
@@ -112,13 +114,7 @@ std::vector<Tensor> run_backward(std::span<const NodePtr> roots, std::span<const
 
 std::vector<Tensor> run_forward(std::span<const NodePtr> outputs, Engine& engine) {
   const auto order = topological(outputs);
-  struct ClearOnThrow {
-    const std::vector<Node*>& nodes;
-    ~ClearOnThrow() {
-      if (std::uncaught_exceptions() > 0)
-        for (Node* n : nodes) n->pending = Tensor();
-    }
-  } guard{order};
+  const ClearPendingOnThrow guard{order};
   TensorBuilder b{engine};
   auto zeros_of = [](const Tensor& v) {
     return Tensor::zeros(v.shape(), TensorOptions(v.device(), v.dtype()));
