@@ -181,6 +181,18 @@ TEST(EagerRuntime, HalfPrecisionLeavesGetHalfPrecisionGradients) {
   }
 }
 
+TEST(EagerRuntime, ProdGradientIsTheProductOfTheOthersEvenWithZeros) {
+  auto e = ta::CpuEngine::serial();
+  ta::EagerRuntime rt;
+  // Columns (axis 0 reduced): [2, 0, 3] has one zero, [0, 5, 0] two, [1, 4, 2] none.
+  auto x = rt.variable_from(f64({3, 3}, {2, 0, 3, 0, 5, 0, 1, 4, 2}));
+  rt.with_eager_session(e, [&](EagerSession& s) { s.sum(s.prod(x, {0})).backward(); });
+  EXPECT_EQ(x.grad().to_vec<double>(), (std::vector<double>{0, 6, 0, 0, 0, 0, 8, 2, 4}));
+  x.clear_grad();
+  rt.with_eager_session(e, [&](EagerSession& s) { s.prod(x).backward(); });  // every axis: all zero
+  EXPECT_EQ(x.grad().to_vec<double>(), std::vector<double>(9, 0.0));
+}
+
 TEST(EagerRuntime, RealLeafInComplexMathGetsTheRealPart) {
   auto e = ta::CpuEngine::serial();
   ta::EagerRuntime rt;

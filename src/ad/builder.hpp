@@ -16,7 +16,7 @@
 //   V conj(const V&);                                 // identity for real dtypes
 //   V zeros(const Shape&, DType);  V cast(const V&, DType);
 //   V select(const V& pred, const V& a, const V& b);
-//   V sum(const V&, Axes, bool keepdims);  V cumsum(const V&, int64 axis);
+//   V sum(const V&, Axes, bool keepdims);  V cumsum(const V&, int64 axis);  V cumprod(const V&, int64 axis);
 //   V reshape(const V&, Shape);  V permute(const V&, Axes);  V broadcast_to(const V&, Shape);
 //   V slice(const V&, int64 axis, int64 start, int64 stop, int64 step);
 //   V pad(const V&, Widths);  V reverse(const V&, Axes);  V concat(std::vector<V>, int64 axis);

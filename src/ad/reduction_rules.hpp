@@ -24,6 +24,34 @@ struct ReduceRule {
     return n;
   }
 
+  // For each element, the product of the other elements of its reduction (exact with zeros,
+  // where out / x is not): the reduced axes are moved last and flattened to K, then an
+  // exclusive product from the left times one from the right.
+  template <class B, class V = typename B::Value>
+  V others_product(B& b, const V& x) const {
+    const Shape in = b.shape(x);
+    const std::int64_t k = count(in);
+    const V one = b.binary(BinaryOp::Add, b.zeros(in, b.dtype(x)), Scalar(1));
+    if (k <= 1) return one;
+    Axes perm;
+    for (std::int64_t d = 0; d < static_cast<std::int64_t>(in.size()); ++d)
+      if (std::find(axes.begin(), axes.end(), d) == axes.end()) perm.push_back(d);
+    perm.insert(perm.end(), axes.begin(), axes.end());
+    const V moved = b.permute(x, perm);
+    const Shape moved_shape = b.shape(moved);
+    const std::int64_t m = numel(in) / k;
+    const V flat = b.reshape(moved, Shape{m, k});
+    const V ones = b.binary(BinaryOp::Add, b.zeros(Shape{m, 1}, b.dtype(x)), Scalar(1));
+    auto exclusive = [&](const V& v) {  // [1, v0, v0 v1, ...] along axis 1
+      return b.cumprod(b.concat({ones, b.slice(v, 1, 0, k - 1, 1)}, 1), 1);
+    };
+    const V left = exclusive(flat);
+    const V right = b.reverse(exclusive(b.reverse(flat, {1})), {1});
+    Axes inverse(perm.size());
+    for (std::size_t i = 0; i < perm.size(); ++i) inverse[static_cast<std::size_t>(perm[i])] = static_cast<std::int64_t>(i);
+    return b.permute(b.reshape(b.binary(BinaryOp::Mul, left, right), moved_shape), inverse);
+  }
+
   // d out / d x as an input-shaped factor (for the non-linear reductions).
   template <class B, class V = typename B::Value>
   V factor(B& b, const V& x, const V& out) const {
@@ -32,7 +60,7 @@ struct ReduceRule {
     const V ob = expand(b, out, in);
     switch (kind) {
       case ReduceKind::Prod:
-        return b.binary(Bo::Div, ob, x);  // product of the others (x != 0)
+        return others_product(b, x);
       case ReduceKind::Max:
       case ReduceKind::Min: {
         // Ties split the cotangent evenly between the extreme elements.

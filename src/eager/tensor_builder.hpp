@@ -36,6 +36,7 @@ struct TensorBuilder {
     return x.sum(axes, ReduceOptions{keepdims, 0}, e);
   }
   Tensor cumsum(const Tensor& x, std::int64_t axis) { return x.cumsum(axis, e); }
+  Tensor cumprod(const Tensor& x, std::int64_t axis) { return x.cumprod(axis, e); }
   Tensor reshape(const Tensor& x, const Shape& s) { return x.reshape(s); }
   Tensor permute(const Tensor& x, const ad::Axes& axes) { return x.permute(axes); }
   Tensor broadcast_to(const Tensor& x, const Shape& s) {
