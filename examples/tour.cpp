@@ -95,5 +95,18 @@ int main() {
   std::cout << "  x.convert(C128) is " << ta::name(x.convert(DType::C128, engine).dtype()) << "\n";
   expect_error("x.convert(F32) (down the lattice)", [&] { x.convert(DType::F32, engine); });
   std::cout << "  (1.75 * x).cast(I8) truncates toward zero, on purpose:\n" << x.mul(1.75, engine).cast(DType::I8, engine);
+
+  section("8. contractions: direct is strict, eager promotes and differentiates");
+  expect_error("x.matmul(y) with F64 and F32", [&] { x.matmul(y, engine); });
+  ta::EagerRuntime rt;
+  auto xv = rt.constant_from(x);
+  auto yv = rt.variable_from(y);  // F32, requires grad
+  rt.with_eager_session(engine, [&](ta::EagerSession& s) {
+    auto product = s.matmul(xv, yv);  // y is converted to F64 by a recorded step
+    std::cout << "  eager x.matmul(y):\n" << product.value();
+    s.sum(product).backward();
+  });
+  std::cout << "  d sum(x y) / d y comes back in y's own dtype:\n" << yv.grad();
+  std::cout << "  einsum(\"ij,jk->ik\") of x with itself:\n" << ta::einsum("ij,jk->ik", {x, x}, engine);
   return 0;
 }

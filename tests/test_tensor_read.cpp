@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/format.hpp"
 #include "tensora/tensora.hpp"
 #include "test_support.hpp"
 
@@ -257,3 +258,23 @@ TEST(Print, ViewsDeviceAndSummaries) {
 }
 
 }  // namespace
+
+// Numbers print in their shortest round-trip form, in plain notation unless an exponent is
+// clearly shorter (10 is "10", not "1e+01").
+TEST(Print, NumbersUsePlainNotationUnlessAnExponentIsClearlyShorter) {
+  using tensora::format_double;
+  EXPECT_EQ(format_double(10), "10");
+  EXPECT_EQ(format_double(100000), "100000");
+  EXPECT_EQ(format_double(65520), "65520");
+  EXPECT_EQ(format_double(0.1), "0.1");
+  EXPECT_EQ(format_double(-2.5), "-2.5");
+  EXPECT_EQ(format_double(1.5e10), "1.5e+10");
+  EXPECT_EQ(format_double(1e-5), "1e-05");
+  EXPECT_EQ(format_double(9.223372036854776e18), "9.223372036854776e+18");
+  EXPECT_EQ(format_double(0.1 + 0.2), "0.30000000000000004");
+  EXPECT_EQ(tensora::format_element(10.0f), "10");
+  EXPECT_EQ(tensora::format_element(0.1f), "0.1");
+  std::ostringstream os;
+  os << Tensor::from_vec_col_major<double>({2}, {10, 22});
+  EXPECT_NE(os.str().find("[10, 22]"), std::string::npos) << os.str();
+}
