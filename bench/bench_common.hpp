@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "reference_kernels.hpp"
+#include "torch_threads.hpp"
 #include "tensora/tensora.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
@@ -114,9 +115,6 @@ torch::Tensor& torch_dest(bool transposed) {
   torch::Tensor& d = dest[transposed ? 1 : 0];
   if (!d.defined()) d = torch_empty_like_layout<T>(transposed);
   return d;
-}
-inline void torch_threads(int n) {
-  if (at::get_num_threads() != n) at::set_num_threads(n);
 }
 #endif
 

@@ -24,6 +24,7 @@
 
 #include "cpu/blas_provider.hpp"
 #include "tensora/tensora.hpp"
+#include "torch_threads.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
 #include <ATen/Parallel.h>
@@ -108,11 +109,7 @@ void gemm_direct(benchmark::State& state, tensora::cpu::BlasProvider* p, std::in
 }
 
 #if TENSORA_BENCH_HAVE_TORCH
-void torch_threads(int n) {
-  if (at::get_num_threads() != n) at::set_num_threads(n);
-  // LibTorch's matmul runs on the process's OpenBLAS; give it the same thread count.
-  if (auto* ob = tensora::cpu::blas_by_name("openblas")) ob->set_threads(n);
-}
+using bench::torch_threads;
 
 template <class T>
 void gemm_torch(benchmark::State& state, std::int64_t n, int threads) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/blas_provider.hpp"
 #include "tensora/tensora.hpp"
+#include "torch_threads.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
 #include <ATen/Parallel.h>
@@ -96,12 +96,7 @@ void mlp_tensora(benchmark::State& state, int threads) {
 }
 
 #if TENSORA_BENCH_HAVE_TORCH
-void torch_threads(int n) {
-  if (at::get_num_threads() != n) at::set_num_threads(n);
-  // LibTorch's products run on the process's OpenBLAS, whose thread count is its own: without
-  // this the "1 thread" LibTorch rows ran their GEMMs on 2 threads.
-  if (auto* ob = tensora::cpu::blas_by_name("openblas")) ob->set_threads(n);
-}
+using bench::torch_threads;
 void add4_torch(benchmark::State& state, bool grad) {
   torch_threads(1);
   const auto x = torch::rand({4}).set_requires_grad(grad), y = torch::rand({4});

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cpu/blas_provider.hpp"
 #include "tensora/tensora.hpp"
+#include "torch_threads.hpp"
 
 #if TENSORA_BENCH_HAVE_TORCH
 #include <ATen/Parallel.h>
@@ -76,9 +76,7 @@ void BM_EinsumTensora(benchmark::State& state, const Case* c, bool row_major) {
 
 #if TENSORA_BENCH_HAVE_TORCH
 void BM_EinsumTorch(benchmark::State& state, const Case* c) {
-  at::set_num_threads(1);
-  // torch::einsum's products run on the process's OpenBLAS, whose threads are its own.
-  if (auto* ob = ta::cpu::blas_by_name("openblas")) ob->set_threads(1);
+  bench::torch_threads(1);
   std::vector<torch::Tensor> ops;
   for (const auto& s : c->shapes) ops.push_back(torch::rand(s, torch::kFloat64));
   for (auto _ : state) benchmark::DoNotOptimize(torch::einsum(c->subscripts, ops));
