@@ -4,6 +4,7 @@
 #include "tensora/device.hpp"
 #include "tensora/dtype.hpp"
 #include "tensora/eager.hpp"
+#include "tensora/traced.hpp"
 #include "tensora/einsum.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/error.hpp"

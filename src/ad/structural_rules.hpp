@@ -61,6 +61,24 @@ struct SliceRule {
   std::int64_t step;
   std::vector<std::int64_t> positions;  // the selected input coordinates along axis
 
+  // The rule of x.slice(axis, start, stop, step) for an input extent `n` along the normalized
+  // axis: Python's slice normalization gives the input coordinates that were taken.
+  static SliceRule of(std::int64_t axis, std::int64_t n, std::optional<std::int64_t> start,
+                      std::optional<std::int64_t> stop, std::int64_t step) {
+    auto clampi = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return std::max(lo, std::min(v, hi)); };
+    std::int64_t b, e;
+    if (step > 0) {
+      b = start ? clampi(*start < 0 ? *start + n : *start, 0, n) : 0;
+      e = stop ? clampi(*stop < 0 ? *stop + n : *stop, 0, n) : n;
+    } else {
+      b = start ? clampi(*start < 0 ? *start + n : *start, -1, n - 1) : n - 1;
+      e = stop ? clampi(*stop < 0 ? *stop + n : *stop, -1, n - 1) : -1;
+    }
+    std::vector<std::int64_t> taken;
+    for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step) taken.push_back(i);
+    return SliceRule{axis, start, stop, step, std::move(taken)};
+  }
+
   template <class B, class V = typename B::Value>
   void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool*) const {
     const Shape in = b.shape(a.in[0]);

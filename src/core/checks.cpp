@@ -57,6 +57,15 @@ void same_device(std::string_view op, Device expected, Device actual, SourceLoca
   if (!(expected == actual)) fail_device_mismatch(op, expected, actual, where);
 }
 
+void lossless_conversion(DType from, DType to, SourceLocation where) {
+  if (can_convert(from, to)) return;
+  throw Error(ErrorKind::UnsupportedDTypeConversion, "convert",
+              "cannot convert " + std::string(name(from)) + " to " + std::string(name(to)) +
+                  " without loss (not up the promotion lattice); use cast(" + std::string(name(to)) +
+                  ") for a lossy conversion",
+              UnsupportedDTypeConversion{from, to}, where);
+}
+
 void valid_shape(std::string_view op, const Shape& shape, SourceLocation where) {
   for (auto extent : shape)
     if (extent < 0)

@@ -26,6 +26,8 @@ namespace tensora::check {
 std::int64_t axis(std::string_view op, std::int64_t axis, std::int64_t rank, SourceLocation where);
 void same_dtype(std::string_view op, DType expected, DType actual, SourceLocation where);
 void same_device(std::string_view op, Device expected, Device actual, SourceLocation where);
+// `from` converts to `to` without loss (up the lattice); UnsupportedDTypeConversion otherwise.
+void lossless_conversion(DType from, DType to, SourceLocation where);
 // Extents must be >= 0.
 void valid_shape(std::string_view op, const Shape& shape, SourceLocation where);
 

@@ -58,21 +58,7 @@ EagerTensor EagerSession::slice(const T& x, std::int64_t axis, std::optional<std
   Tensor out = x.value().slice(axis, start, stop, step, where);  // validates axis and step
   const std::int64_t ax = ad::normalize_axis(axis, x.value().rank());
   const std::int64_t n = x.value().shape()[static_cast<std::size_t>(ax)];
-  // Python's slice normalization, to know which input coordinates were taken.
-  auto clampi = [](std::int64_t v, std::int64_t lo, std::int64_t hi) {
-    return std::max(lo, std::min(v, hi));
-  };
-  std::int64_t b, e;
-  if (step > 0) {
-    b = start ? clampi(*start < 0 ? *start + n : *start, 0, n) : 0;
-    e = stop ? clampi(*stop < 0 ? *stop + n : *stop, 0, n) : n;
-  } else {
-    b = start ? clampi(*start < 0 ? *start + n : *start, -1, n - 1) : n - 1;
-    e = stop ? clampi(*stop < 0 ? *stop + n : *stop, -1, n - 1) : -1;
-  }
-  std::vector<std::int64_t> positions;
-  for (std::int64_t i = b; step > 0 ? i < e : i > e; i += step) positions.push_back(i);
-  return one(ad::SliceRule{ax, start, stop, step, std::move(positions)}, x, std::move(out));
+  return one(ad::SliceRule::of(ax, n, start, stop, step), x, std::move(out));
 }
 
 std::vector<EagerTensor> EagerSession::split(const T& x, std::vector<std::int64_t> sizes,

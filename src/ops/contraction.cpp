@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ops/inference.hpp"
 #include "cpu/blas_provider.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/kernels.hpp"
@@ -235,5 +236,19 @@ Tensor matmul(const Tensor& lhs, const Tensor& rhs, Engine& engine, SourceLocati
 }
 
 std::string blas_backend() { return cpu::blas().name(); }
+
+namespace infer {
+
+Shape dot_general(const Tensor& lhs, const Tensor& rhs, const DotGeneralConfig& config, SourceLocation where) {
+  return plan(lhs, rhs, config, where).shape;
+}
+
+MatmulForm matmul(const Tensor& lhs, const Tensor& rhs, SourceLocation where) {
+  const tensora::MatmulForm f = matmul_form(lhs, rhs, where);
+  (void)plan(f.lhs, f.rhs, f.config, where);
+  return {f.lhs.shape(), f.rhs.shape(), f.config};
+}
+
+}  // namespace infer
 
 }  // namespace tensora

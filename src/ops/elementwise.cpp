@@ -287,12 +287,7 @@ Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engi
 Tensor Tensor::convert(DType dtype, Engine& engine, Loc where) const {
   validate::operands("convert", engine, {this}, where);
   if (dtype == dtype_) return *this;
-  if (!can_convert(dtype_, dtype))
-    throw Error(ErrorKind::UnsupportedDTypeConversion, "convert",
-                "cannot convert " + std::string(name(dtype_)) + " to " + std::string(name(dtype)) +
-                    " without loss (not up the promotion lattice); use cast(" + std::string(name(dtype)) +
-                    ") for a lossy conversion",
-                UnsupportedDTypeConversion{dtype_, dtype}, where);
+  check::lossless_conversion(dtype_, dtype, where);
   Tensor out = Tensor::empty(shape_, dtype, device_, where);
   cpu::cast(out, *this, engine);
   return out;

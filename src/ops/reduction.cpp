@@ -4,6 +4,7 @@
 
 #include "cpu/kernels.hpp"
 #include "cpu/reduce_kernels.hpp"
+#include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
 namespace tensora {
@@ -239,5 +240,45 @@ Tensor Tensor::cumsum(std::int64_t axis, Engine& engine, Loc where) const {
 Tensor Tensor::cumprod(std::int64_t axis, Engine& engine, Loc where) const {
   return run_scan("cumprod", true, *this, axis, engine, where);
 }
+
+namespace infer {
+
+namespace {
+const ReductionSpec* spec_named(std::string_view op) {
+  static constexpr const ReductionSpec* kSpecs[] = {&kSum, &kProd, &kMean, &kMax, &kMin, &kAll, &kAnyR,
+                                                    &kLogSumExp, &kVar, &kStd, &kArgMax, &kArgMin};
+  for (const auto* s : kSpecs)
+    if (s->name == op) return s;
+  return nullptr;
+}
+}  // namespace
+
+Result reduction(std::string_view op, const Tensor& x, const std::vector<std::int64_t>& axes,
+                 const ReduceOptions& options, SourceLocation where) {
+  const ReductionSpec* spec = spec_named(op);
+  if (spec == nullptr) check::fail_invalid(op, "not a reduction", "op", where);
+  if ((spec->accepts & kind_bit(kind(x.dtype()))) == 0)
+    check::fail_unsupported_dtype(spec->name, x.dtype(), std::string(spec->hint), where);
+  const bool arg = spec == &kArgMax || spec == &kArgMin;
+  const AxesPlan plan = plan_axes(*spec, x, axes, where);
+  if (spec == &kVar || spec == &kStd) {
+    if (options.ddof < 0)
+      check::fail_invalid(spec->name, "ddof must be >= 0, got " + std::to_string(options.ddof), "ddof", where);
+  }
+  DType dtype = x.dtype();
+  if (spec == &kAll || spec == &kAnyR) dtype = DType::Bool;
+  if (arg) dtype = DType::I64;
+  if ((spec == &kVar || spec == &kStd) && is_complex(dtype)) dtype = real_dtype(dtype);
+  return {options.keepdims ? plan.keep_shape : plan.out_shape, dtype};
+}
+
+Result scan(std::string_view op, const Tensor& x, std::int64_t axis, SourceLocation where) {
+  if ((kNumeric & kind_bit(kind(x.dtype()))) == 0)
+    check::fail_unsupported_dtype(op, x.dtype(), "cast Bool to an integer dtype first", where);
+  (void)check::axis(op, axis, x.rank(), where);
+  return {x.shape(), x.dtype()};
+}
+
+}  // namespace infer
 
 }  // namespace tensora

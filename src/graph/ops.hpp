@@ -1,0 +1,54 @@
+// Node factories shared by the public TracedTensor methods, the AD builder and the passes.
+// They take operands that already have the op's dtype (promotion happens in the public
+// methods), infer the result, and build one node that runs the same direct op eager runs.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "graph/node.hpp"
+
+namespace tensora::graph_detail {
+
+using Loc = SourceLocation;
+using Axes = std::vector<std::int64_t>;
+using Labels = std::vector<std::int64_t>;
+
+// Every operand is defined and on the first one's device (DeviceMismatch otherwise).
+void check_operands(std::string_view op, std::initializer_list<const TracedTensor*> xs, Loc where);
+
+// A tensor with the shape, dtype and device of `x` over a one-element buffer: view ops
+// (reshape, permute, slice, ...) run on it to infer and validate exactly as the direct op does.
+// It never reaches a kernel.
+Tensor shape_proxy(const TracedTensor& x);
+
+// The visible convert node of the promotion plan (x itself when it already has `dtype`).
+TracedTensor convert_to(const TracedTensor& x, DType dtype, Loc where);
+// A constant node holding `value`.
+TracedTensor constant_node(const Tensor& value, Loc where);
+// A 0-d constant holding a weak scalar in `dtype` (the value must fit, as in the direct ops).
+TracedTensor scalar_constant(std::string_view op, const Scalar& value, DType dtype, Device device, Loc where);
+// Zeros of a shape, made when the program runs (not stored in the program).
+TracedTensor zeros_node(const Shape& shape, DType dtype, Device device, Loc where);
+// A 1-D I64 constant.
+TracedTensor indices_constant(const std::vector<std::int64_t>& values, Device device, Loc where);
+
+TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where);
+TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor& b, Loc where);
+TracedTensor select_node(const TracedTensor& pred, const TracedTensor& a, const TracedTensor& b, Loc where);
+TracedTensor convert_node(const TracedTensor& x, DType dtype, Loc where);
+TracedTensor cast_node(const TracedTensor& x, DType dtype, Loc where);
+TracedTensor permute_node(const TracedTensor& x, Axes axes, Loc where);
+TracedTensor dot_general_node(const TracedTensor& lhs, const TracedTensor& rhs, DotGeneralConfig config,
+                              Loc where);
+// einsum over integer labels (the AD rules' form).
+TracedTensor einsum_labels(std::vector<Labels> inputs, Labels output, std::vector<TracedTensor> operands,
+                           Loc where);
+TracedTensor sum_node(const TracedTensor& x, Axes axes, bool keepdims, Loc where);
+
+// Text helpers for node attributes.
+std::string axes_text(const std::vector<std::int64_t>& v);
+
+}  // namespace tensora::graph_detail

@@ -1,0 +1,248 @@
+// Traced elementwise ops, select, clamp, convert/cast and the operators. Promotion follows the
+// eager plan (eager_input_promotion_plan / eager_scalar_promotion) with visible convert nodes.
+#include "ad/elementwise_rules.hpp"
+#include "core/checks.hpp"
+#include "eager/direct_ops.hpp"
+#include "eager/promotion.hpp"
+#include "graph/graph_builder.hpp"
+#include "ops/validate.hpp"
+#include "tensora/eager.hpp"
+
+namespace tensora {
+
+namespace graph_detail {
+
+namespace {
+
+void check_accepts(const ElementwiseInfo& inf, DType dtype, Loc where, std::string_view name = {}) {
+  if (!accepts(inf, dtype))
+    check::fail_unsupported_dtype(name.empty() ? inf.name : name, dtype, std::string(inf.hint), where);
+}
+
+Node elementwise(OpKind kind, std::string_view op, DType dtype, Shape shape, Device device, Loc where,
+                 std::vector<NodePtr> inputs) {
+  Node n;
+  n.kind = kind;
+  n.op = std::string(op);
+  n.dtype = dtype;
+  n.shape = std::move(shape);
+  n.device = device;
+  n.where = where;
+  n.inputs = std::move(inputs);
+  return n;
+}
+
+}  // namespace
+
+TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where) {
+  const auto& inf = info(op);
+  check_operands(inf.name, {&x}, where);
+  check_accepts(inf, x.dtype(), where);
+  Node n = elementwise(OpKind::Unary, inf.name, result_dtype(inf, x.dtype()), x.shape(), x.device(), where,
+                       {x.node()});
+  n.unary = op;
+  n.exec = [op, where](std::span<const Tensor> in, Engine& e) { return eager_detail::run_unary(op, in[0], e, where); };
+  if (ad::differentiable(op)) n.rule = rule_of(ad::UnaryRule{op});
+  return make_traced(std::move(n));
+}
+
+TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor& b, Loc where) {
+  const auto& inf = info(op);
+  check_operands(inf.name, {&a, &b}, where);
+  check::same_dtype(inf.name, a.dtype(), b.dtype(), where);
+  check_accepts(inf, a.dtype(), where);
+  Shape shape = a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), inf.name, where);
+  Node n = elementwise(OpKind::Binary, inf.name, result_dtype(inf, a.dtype()), std::move(shape), a.device(),
+                       where, {a.node(), b.node()});
+  n.binary = op;
+  n.exec = [op, where](std::span<const Tensor> in, Engine& e) {
+    return eager_detail::run_binary(op, in[0], in[1], e, where);
+  };
+  if (ad::differentiable(op)) n.rule = rule_of(ad::BinaryRule{op});
+  return make_traced(std::move(n));
+}
+
+TracedTensor select_node(const TracedTensor& pred, const TracedTensor& a, const TracedTensor& b, Loc where) {
+  check_operands("select", {&pred, &a, &b}, where);
+  check::same_dtype("select", DType::Bool, pred.dtype(), where);
+  check::same_dtype("select", a.dtype(), b.dtype(), where);
+  Shape shape = broadcast_shapes(broadcast_shapes(pred.shape(), a.shape(), "select", where), b.shape(), "select",
+                                 where);
+  Node n = elementwise(OpKind::Select, "select", a.dtype(), std::move(shape), a.device(), where,
+                       {pred.node(), a.node(), b.node()});
+  n.exec = [where](std::span<const Tensor> in, Engine& e) { return tensora::select(in[0], in[1], in[2], e, where); };
+  if (is_inexact(a.dtype())) n.rule = rule_of(ad::SelectRule{});
+  return make_traced(std::move(n));
+}
+
+TracedTensor convert_node(const TracedTensor& x, DType dtype, Loc where) {
+  check_operands("convert", {&x}, where);
+  check::lossless_conversion(x.dtype(), dtype, where);
+  Node n = elementwise(OpKind::Convert, "convert", dtype, x.shape(), x.device(), where, {x.node()});
+  n.attrs = "to=" + std::string(name(dtype));
+  n.exec = [dtype, where](std::span<const Tensor> in, Engine& e) { return in[0].convert(dtype, e, where); };
+  if (is_inexact(dtype) && is_inexact(x.dtype())) n.rule = rule_of(ad::CastRule{});
+  return make_traced(std::move(n));
+}
+
+TracedTensor cast_node(const TracedTensor& x, DType dtype, Loc where) {
+  check_operands("cast", {&x}, where);
+  if (!x.device().supports(dtype))
+    check::fail_unsupported_dtype("cast", dtype, "not supported on " + x.device().to_string(), where);
+  Node n = elementwise(OpKind::Cast, "cast", dtype, x.shape(), x.device(), where, {x.node()});
+  n.attrs = "to=" + std::string(name(dtype));
+  n.exec = [dtype, where](std::span<const Tensor> in, Engine& e) { return in[0].cast(dtype, e, where); };
+  if (is_inexact(dtype) && is_inexact(x.dtype())) n.rule = rule_of(ad::CastRule{});
+  return make_traced(std::move(n));
+}
+
+namespace {
+
+TracedTensor promoted_binary(BinaryOp op, const TracedTensor& a, const TracedTensor& b, Loc where) {
+  const auto& inf = info(op);
+  check_operands(inf.name, {&a, &b}, where);
+  const DType target = eager_input_promotion_plan(inf.name, {a.dtype(), b.dtype()}, a.device())[0];
+  return binary_node(op, convert_to(a, target, where), convert_to(b, target, where), where);
+}
+
+TracedTensor scalar_binary(BinaryOp op, const TracedTensor& a, const Scalar& s, bool scalar_left, Loc where) {
+  const auto& inf = info(op);
+  check_operands(inf.name, {&a}, where);
+  const DType target = eager_scalar_promotion(inf.name, a.dtype(), s.kind(), a.device());
+  const TracedTensor c = scalar_constant(inf.name, s, target, a.device(), where);
+  const TracedTensor ca = convert_to(a, target, where);
+  return scalar_left ? binary_node(op, c, ca, where) : binary_node(op, ca, c, where);
+}
+
+TracedTensor promoted_unary(UnaryOp op, const TracedTensor& x, Loc where) {
+  const auto& inf = info(op);
+  check_operands(inf.name, {&x}, where);
+  const DType target = eager_input_promotion_plan(inf.name, {x.dtype()}, x.device())[0];
+  return unary_node(op, convert_to(x, target, where), where);
+}
+
+}  // namespace
+
+}  // namespace graph_detail
+
+using namespace graph_detail;  // NOLINT: this file is the layer's front
+
+#define TENSORA_TRACED_BINARY(name, Op)                                                \
+  TracedTensor TracedTensor::name(const TracedTensor& other, Loc where) const {        \
+    return promoted_binary(BinaryOp::Op, *this, other, where);                        \
+  }                                                                                    \
+  TracedTensor TracedTensor::name(Scalar other, Loc where) const {                     \
+    return scalar_binary(BinaryOp::Op, *this, other, false, where);                   \
+  }
+TENSORA_TRACED_BINARY(add, Add)
+TENSORA_TRACED_BINARY(sub, Sub)
+TENSORA_TRACED_BINARY(mul, Mul)
+TENSORA_TRACED_BINARY(div, Div)
+TENSORA_TRACED_BINARY(floor_div, FloorDiv)
+TENSORA_TRACED_BINARY(rem, Rem)
+TENSORA_TRACED_BINARY(pow, Pow)
+TENSORA_TRACED_BINARY(maximum, Maximum)
+TENSORA_TRACED_BINARY(minimum, Minimum)
+TENSORA_TRACED_BINARY(atan2, Atan2)
+TENSORA_TRACED_BINARY(eq, Eq)
+TENSORA_TRACED_BINARY(ne, Ne)
+TENSORA_TRACED_BINARY(lt, Lt)
+TENSORA_TRACED_BINARY(le, Le)
+TENSORA_TRACED_BINARY(gt, Gt)
+TENSORA_TRACED_BINARY(ge, Ge)
+TENSORA_TRACED_BINARY(logical_and, LogicalAnd)
+TENSORA_TRACED_BINARY(logical_or, LogicalOr)
+TENSORA_TRACED_BINARY(logical_xor, LogicalXor)
+#undef TENSORA_TRACED_BINARY
+
+#define TENSORA_TRACED_UNARY(name, Op) \
+  TracedTensor TracedTensor::name(Loc where) const { return promoted_unary(UnaryOp::Op, *this, where); }
+TENSORA_TRACED_UNARY(neg, Neg)
+TENSORA_TRACED_UNARY(abs, Abs)
+TENSORA_TRACED_UNARY(sign, Sign)
+TENSORA_TRACED_UNARY(exp, Exp)
+TENSORA_TRACED_UNARY(expm1, Expm1)
+TENSORA_TRACED_UNARY(log, Log)
+TENSORA_TRACED_UNARY(log1p, Log1p)
+TENSORA_TRACED_UNARY(sqrt, Sqrt)
+TENSORA_TRACED_UNARY(rsqrt, Rsqrt)
+TENSORA_TRACED_UNARY(sin, Sin)
+TENSORA_TRACED_UNARY(cos, Cos)
+TENSORA_TRACED_UNARY(tan, Tan)
+TENSORA_TRACED_UNARY(tanh, Tanh)
+TENSORA_TRACED_UNARY(sigmoid, Sigmoid)
+TENSORA_TRACED_UNARY(erf, Erf)
+TENSORA_TRACED_UNARY(floor, Floor)
+TENSORA_TRACED_UNARY(ceil, Ceil)
+TENSORA_TRACED_UNARY(round, Round)
+TENSORA_TRACED_UNARY(conj, Conj)
+TENSORA_TRACED_UNARY(real, Real)
+TENSORA_TRACED_UNARY(imag, Imag)
+TENSORA_TRACED_UNARY(logical_not, LogicalNot)
+TENSORA_TRACED_UNARY(isnan, IsNan)
+TENSORA_TRACED_UNARY(isinf, IsInf)
+TENSORA_TRACED_UNARY(isfinite, IsFinite)
+#undef TENSORA_TRACED_UNARY
+
+TracedTensor TracedTensor::clamp(Scalar lo, Scalar hi, Loc where) const {
+  check_operands("clamp", {this}, where);
+  const auto accepts = eager_detail::policy("clamp").accepts;
+  const DType t1 = eager_detail::scalar_target(accepts, dtype(), lo.kind(), device());
+  const DType target = eager_detail::scalar_target(accepts, t1, hi.kind(), device());
+  const TracedTensor x = convert_to(*this, target, where);
+  check_accepts(info(BinaryOp::Maximum), target, where, "clamp");
+  (void)validate::weak_scalar("clamp", lo, target, device(), where);  // the bounds must fit
+  (void)validate::weak_scalar("clamp", hi, target, device(), where);
+  Node n;
+  n.op = "clamp";
+  n.attrs = "lo=" + lo.to_string() + ", hi=" + hi.to_string();
+  n.dtype = target;
+  n.shape = shape();
+  n.device = device();
+  n.where = where;
+  n.inputs = {x.node()};
+  n.exec = [lo, hi, where](std::span<const Tensor> in, Engine& e) { return in[0].clamp(lo, hi, e, where); };
+  if (is_inexact(target)) n.rule = rule_of(ad::ClampRule{lo, hi});
+  return make_traced(std::move(n));
+}
+
+TracedTensor TracedTensor::clamp(const TracedTensor& lo, const TracedTensor& hi, Loc where) const {
+  check_operands("clamp", {this, &lo, &hi}, where);
+  return maximum(lo, where).minimum(hi, where);
+}
+
+TracedTensor TracedTensor::convert(DType dtype, Loc where) const {
+  check_operands("convert", {this}, where);
+  return convert_to(*this, dtype, where);
+}
+
+TracedTensor TracedTensor::cast(DType dtype, Loc where) const {
+  check_operands("cast", {this}, where);
+  return dtype == this->dtype() ? *this : cast_node(*this, dtype, where);
+}
+
+TracedTensor select(const TracedTensor& pred, const TracedTensor& a, const TracedTensor& b, SourceLocation where) {
+  check_operands("select", {&pred, &a, &b}, where);
+  const auto plan = eager_input_promotion_plan("select", {pred.dtype(), a.dtype(), b.dtype()}, a.device());
+  return select_node(pred, convert_to(a, plan[1], where), convert_to(b, plan[2], where), where);
+}
+
+TracedTensor where(const TracedTensor& pred, const TracedTensor& a, const TracedTensor& b, SourceLocation loc) {
+  return select(pred, a, b, loc);
+}
+
+TracedTensor operator+(const TracedTensor& a, const TracedTensor& b) { return a.add(b); }
+TracedTensor operator-(const TracedTensor& a, const TracedTensor& b) { return a.sub(b); }
+TracedTensor operator*(const TracedTensor& a, const TracedTensor& b) { return a.mul(b); }
+TracedTensor operator/(const TracedTensor& a, const TracedTensor& b) { return a.div(b); }
+TracedTensor operator+(const TracedTensor& a, Scalar b) { return a.add(b); }
+TracedTensor operator-(const TracedTensor& a, Scalar b) { return a.sub(b); }
+TracedTensor operator*(const TracedTensor& a, Scalar b) { return a.mul(b); }
+TracedTensor operator/(const TracedTensor& a, Scalar b) { return a.div(b); }
+TracedTensor operator+(Scalar a, const TracedTensor& b) { return scalar_binary(BinaryOp::Add, b, a, true, Loc::current()); }
+TracedTensor operator-(Scalar a, const TracedTensor& b) { return scalar_binary(BinaryOp::Sub, b, a, true, Loc::current()); }
+TracedTensor operator*(Scalar a, const TracedTensor& b) { return scalar_binary(BinaryOp::Mul, b, a, true, Loc::current()); }
+TracedTensor operator/(Scalar a, const TracedTensor& b) { return scalar_binary(BinaryOp::Div, b, a, true, Loc::current()); }
+TracedTensor operator-(const TracedTensor& x) { return x.neg(); }
+
+}  // namespace tensora

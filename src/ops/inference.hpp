@@ -1,0 +1,48 @@
+// Shape and dtype inference of the ops that are not views, run by the traced front door on
+// shape proxies (graph_detail::shape_proxy). They are the direct ops' own checks, so a graph
+// rejects at build time exactly what the direct op would reject when it runs.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "tensora/tensor.hpp"
+
+namespace tensora::infer {
+
+struct Result {
+  Shape shape;
+  DType dtype;
+};
+
+// A reduction by its direct name ("sum", "mean", "var", "all", "argmax", ...). For argmax/argmin
+// `axes` holds the one axis.
+Result reduction(std::string_view op, const Tensor& x, const std::vector<std::int64_t>& axes,
+                 const ReduceOptions& options, SourceLocation where);
+// cumsum / cumprod.
+Result scan(std::string_view op, const Tensor& x, std::int64_t axis, SourceLocation where);
+// The result shape of dot_general (operands of one dtype).
+Shape dot_general(const Tensor& lhs, const Tensor& rhs, const DotGeneralConfig& config, SourceLocation where);
+
+// matmul as dot_general: the operands' broadcast shapes and the config.
+struct MatmulForm {
+  Shape lhs_shape, rhs_shape;
+  DotGeneralConfig config;
+};
+MatmulForm matmul(const Tensor& lhs, const Tensor& rhs, SourceLocation where);
+
+// The structural ops that allocate (views infer by running on the proxy itself). Index values
+// are data: their range is checked when the op runs.
+Shape pad(const Tensor& self, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths,
+          const PadOptions& options, SourceLocation where);
+Shape take_along_axis(std::string_view op, const Tensor& self, const Tensor& indices, std::int64_t axis,
+                      SourceLocation where);
+Shape index_select(const Tensor& self, std::int64_t axis, const Tensor& indices, SourceLocation where);
+void scatter_add(const Tensor& self, std::int64_t axis, const Tensor& indices, const Tensor& src,
+                 SourceLocation where);
+void triangle(std::string_view op, const Tensor& self, SourceLocation where);
+Shape embed_diag(const Tensor& self, std::int64_t offset, SourceLocation where);
+Shape concat(const std::vector<Tensor>& tensors, std::int64_t axis, SourceLocation where);
+Shape stack(const std::vector<Tensor>& tensors, std::int64_t axis, SourceLocation where);
+
+}  // namespace tensora::infer
