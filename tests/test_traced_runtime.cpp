@@ -1,0 +1,162 @@
+// GraphCompiler / Program / Runtime: the seed example, reuse, concurrent runs, input checks,
+// conversions, and buffer lifetimes (peak memory of a long elementwise chain).
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "tensora/tensora.hpp"
+
+namespace {
+
+namespace ta = tensora;
+using ta::DType;
+using ta::Tensor;
+using ta::TracedTensor;
+
+ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
+
+TEST(TracedRuntime, SeedExampleConvertsTheF32ConstantAndRunsInF64) {
+  auto a = TracedTensor::input("a", DType::F64, {2, 2});
+  auto b = TracedTensor::from_vec_col_major({2, 2}, std::vector<float>{2, 3, 2, 3});
+  const unsigned line = __LINE__ + 1;
+  auto y = a.matmul(b);
+  EXPECT_EQ(y.dtype(), DType::F64);
+  EXPECT_EQ(y.op(), "dot_general");
+  ta::GraphCompiler compiler;
+  ta::Program program = compiler.compile({y});
+  ASSERT_EQ(program.conversions().size(), 1u);
+  const ta::Conversion c = program.conversions()[0];
+  EXPECT_EQ(c.op, "convert");
+  EXPECT_EQ(c.from, DType::F32);
+  EXPECT_EQ(c.to, DType::F64);
+  EXPECT_EQ(c.where.line(), line);  // the a.matmul(b) line above
+  const std::string ir = program.to_string();
+  EXPECT_NE(ir.find("convert(%1) {to=F64} : F64[2, 2]  // test_traced_runtime.cpp:" + std::to_string(line)),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("dot_general(%0, %2)"), std::string::npos) << ir;
+  auto engine = ta::CpuEngine::serial();
+  const auto out = ta::Runtime().run(program, engine, {Tensor::eye(2, opts(DType::F64))});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].dtype(), DType::F64);
+  EXPECT_EQ(out[0].shape(), (ta::Shape{2, 2}));
+  EXPECT_EQ(out[0].to_vec<double>(), (std::vector<double>{2, 3, 2, 3}));
+}
+
+TEST(TracedRuntime, ProgramsAreReusableAndRunConcurrently) {
+  auto x = TracedTensor::input("x", DType::F32, {3000});
+  auto s = TracedTensor::input("s", DType::F32, {});
+  auto y = ((x * s).exp() + 1.0).log().sum();
+  const ta::Program program = ta::GraphCompiler().compile({y});
+  const Tensor xv = Tensor::uniform({3000}, 7, opts(DType::F32), -1, 1);
+  auto expected = [&](float scale) {
+    auto engine = ta::CpuEngine::serial();
+    const Tensor sv = Tensor::from_vec_col_major({}, std::vector<float>{scale});
+    return xv.mul(sv, engine).exp(engine).add(1.0, engine).log(engine).sum(engine).item<float>();
+  };
+  std::vector<float> got(8), want(8);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    want[static_cast<std::size_t>(t)] = expected(0.25f * static_cast<float>(t));
+    threads.emplace_back([&, t] {
+      auto engine = ta::CpuEngine::serial();
+      const Tensor sv = Tensor::from_vec_col_major({}, std::vector<float>{0.25f * static_cast<float>(t)});
+      for (int rep = 0; rep < 20; ++rep)
+        got[static_cast<std::size_t>(t)] = ta::Runtime().run(program, engine, {xv, sv})[0].item<float>();
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(got, want);  // fused, reused, concurrent: bitwise the eager direct result
+}
+
+TEST(TracedRuntime, InputsAreCheckedAgainstThePlaceholders) {
+  auto x = TracedTensor::input("weights", DType::F64, {2, 3});
+  const ta::Program program = ta::GraphCompiler().compile({x.sum()});
+  ASSERT_EQ(program.inputs().size(), 1u);
+  EXPECT_EQ(program.inputs()[0].name, "weights");
+  auto engine = ta::CpuEngine::serial();
+  auto expect_error = [&](std::vector<Tensor> in, ta::ErrorKind kind, const std::string& text) {
+    try {
+      (void)ta::Runtime().run(program, engine, std::move(in));
+      FAIL() << "no error for " << text;
+    } catch (const ta::Error& e) {
+      EXPECT_EQ(e.kind(), kind) << e.what();
+      EXPECT_EQ(e.op(), "run");
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("test_traced_runtime.cpp"), std::string::npos) << e.what();
+    }
+  };
+  expect_error({}, ta::ErrorKind::InvalidArgument, "takes 1 inputs, got 0");
+  expect_error({Tensor::zeros({2, 3}, opts(DType::F32))}, ta::ErrorKind::Validation,
+               "input 0 ('weights'): dtype mismatch: expected F64, actual F32");
+  expect_error({Tensor::zeros({3, 2}, opts(DType::F64))}, ta::ErrorKind::Validation,
+               "input 0 ('weights'): shape mismatch: expected [2, 3], actual [3, 2]");
+  expect_error({Tensor::zeros({2, 3}, ta::TensorOptions(ta::Device::cpu(6), DType::F64))},
+               ta::ErrorKind::DeviceMismatch, "cpu:6");
+  auto other = ta::CpuEngine::serial(ta::Device::cpu(7));
+  try {
+    (void)ta::Runtime().run(program, other, {Tensor::zeros({2, 3}, opts(DType::F64))});
+    FAIL() << "engine on another device";
+  } catch (const ta::Error& e) {
+    EXPECT_EQ(e.kind(), ta::ErrorKind::DeviceMismatch);
+  }
+}
+
+TEST(TracedRuntime, CompileChecksItsArguments) {
+  auto a = TracedTensor::input("a", DType::F32, {2});
+  auto b = TracedTensor::input("a", DType::F32, {2});
+  auto expect_invalid = [](auto&& fn, const std::string& text) {
+    try {
+      fn();
+      FAIL() << "no error for " << text;
+    } catch (const ta::Error& e) {
+      EXPECT_EQ(e.kind(), ta::ErrorKind::InvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  expect_invalid([&] { (void)ta::GraphCompiler().compile({}); }, "at least one output");
+  expect_invalid([&] { (void)ta::GraphCompiler().compile({a + b}); }, "two placeholders are named 'a'");
+  expect_invalid([&] { (void)ta::GraphCompiler().compile({a.exp()}, {b}); }, "which the inputs do not list");
+  expect_invalid([&] { (void)ta::GraphCompiler().compile({TracedTensor()}); }, "empty");
+  // An explicit input order is kept, including placeholders the outputs do not read.
+  auto c = TracedTensor::input("c", DType::F32, {2});
+  const ta::Program p = ta::GraphCompiler().compile({a.exp()}, {c, a});
+  ASSERT_EQ(p.inputs().size(), 2u);
+  EXPECT_EQ(p.inputs()[0].name, "c");
+  EXPECT_EQ(p.inputs()[1].name, "a");
+}
+
+// Bytes of one 64 MiB buffer as the caching allocator counts it (its size class).
+std::size_t held_bytes(const Tensor& t) {
+  return ta::memory_stats(t.device()).bytes_in_use;
+}
+
+TEST(TracedRuntime, ALongElementwiseChainHoldsAtMostThreeBuffers) {
+  constexpr std::int64_t n = std::int64_t{1} << 24;  // 16M F32 = 64 MiB
+  auto x = TracedTensor::input("x", DType::F32, {n});
+  TracedTensor y = x;
+  for (int i = 0; i < 20; ++i) y = i % 2 == 0 ? y * 1.0001 : y + 0.5;
+  const ta::Device dev = ta::Device::cpu();
+  auto engine = ta::CpuEngine::serial();
+  for (const bool fuse : {true, false}) {
+    ta::CompileOptions o;
+    o.fuse_elementwise = fuse;
+    const ta::Program program = ta::GraphCompiler(o).compile({y});
+    EXPECT_EQ(program.count("fused"), fuse ? 1u : 0u);
+    ta::release_cached_memory(dev);
+    const std::size_t before = ta::memory_stats(dev).bytes_in_use;
+    ta::reset_peak_memory(dev);
+    std::size_t one_buffer = 0;
+    {
+      const Tensor xv = Tensor::zeros({n}, opts(DType::F32));
+      one_buffer = held_bytes(xv) - before;
+      const auto out = ta::Runtime().run(program, engine, {xv});
+      EXPECT_EQ(out[0].shape(), (ta::Shape{n}));
+    }
+    const std::size_t peak = ta::memory_stats(dev).peak_bytes_in_use - before;
+    // input + result when fused; input + two live intermediates (one of them the result) unfused.
+    EXPECT_LE(peak, (fuse ? 2 : 3) * one_buffer + (std::size_t{1} << 20)) << "fuse=" << fuse;
+  }
+}
+
+}  // namespace
