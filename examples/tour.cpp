@@ -108,5 +108,33 @@ int main() {
   });
   std::cout << "  d sum(x y) / d y comes back in y's own dtype:\n" << yv.grad();
   std::cout << "  einsum(\"ij,jk->ik\") of x with itself:\n" << ta::einsum("ij,jk->ik", {x, x}, engine);
+
+  section("9. traced: build a graph, see every convert, compile, run, differentiate");
+  auto a = ta::TracedTensor::input("a", DType::F64, {2, 2});
+  auto b = ta::TracedTensor::from_vec_col_major({2, 2}, std::vector<float>{2, 3, 2, 3});
+  auto product = a.matmul(b);  // inserts convert(b, F64), then dot_general
+  ta::GraphCompiler compiler;
+  ta::Program program = compiler.compile({product});
+  std::cout << program;
+  for (const auto& c : program.conversions())
+    std::cout << "  precision change: " << c.op << " " << ta::name(c.from) << " -> " << ta::name(c.to) << " at line "
+              << c.where.line() << "\n";
+  ta::Runtime runtime;
+  const auto out = runtime.run(program, engine, {Tensor::eye(2, {cpu, DType::F64})});
+  std::cout << "  run with a = eye(2):\n" << out[0];
+  std::cout << "  " << ta::name(out[0].dtype()) << " column-major values:";
+  for (double value : out[0].to_vec<double>()) std::cout << " " << value;
+  std::cout << "\n";
+  expect_error("run with an F32 value for the F64 placeholder", [&] {
+    runtime.run(program, engine, {Tensor::eye(2, {cpu, DType::F32})});
+  });
+  // An elementwise chain becomes one fused kernel; its gradient is a traced graph too.
+  auto v = ta::TracedTensor::input("v", DType::F32, {4});
+  auto loss = ((v * 1.5 + 0.25).tanh() * v).sum();
+  auto dloss = ta::grad(loss, {v})[0];
+  const ta::Program with_grad = compiler.compile({loss, dloss});
+  std::cout << with_grad;
+  const auto values = runtime.run(with_grad, engine, {Tensor::from_floats({-1, 0, 0.5, 2}, {cpu, DType::F32})});
+  std::cout << "  loss:\n" << values[0] << "  d loss / d v:\n" << values[1];
   return 0;
 }
