@@ -31,6 +31,29 @@ struct MatmulRule {
   }
 };
 
+// Removes repeated labels from one operand's labels (ii, iij) by calling
+// take_diagonal(p, q) for each repeated pair at positions p < q; like diagonal(0, p, q), the
+// diagonal axis goes last. The einsum rule then only sees distinct labels and the diagonal's own
+// rule carries the cotangent back. Returns whether anything was taken.
+template <class TakeDiagonal>
+bool take_repeated_labels(Labels& labels, TakeDiagonal&& take_diagonal) {
+  bool taken = false;
+  for (bool found = true; found;) {
+    found = false;
+    for (std::size_t p = 0; p < labels.size() && !found; ++p)
+      for (std::size_t q = p + 1; q < labels.size() && !found; ++q)
+        if (labels[p] == labels[q]) {
+          const std::int64_t label = labels[p];
+          take_diagonal(static_cast<std::int64_t>(p), static_cast<std::int64_t>(q));
+          labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(q));
+          labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(p));
+          labels.push_back(label);
+          found = taken = true;
+        }
+  }
+  return taken;
+}
+
 struct EinsumRule {
   std::vector<Labels> inputs;
   Labels output;

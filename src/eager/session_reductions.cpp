@@ -172,28 +172,16 @@ EagerTensor EagerSession::einsum(std::string_view subscripts, std::vector<T> ope
     shapes.push_back(values.back().shape());
   }
   const EinsumPath path = einsum_path(subscripts, shapes, where);
-  // An operand that repeats a label (ii, iij) takes a diagonal. When it needs a gradient, the
-  // diagonal is taken first as recorded diagonal() ops, so the einsum rule only ever sees
-  // distinct labels and the diagonal's own rule carries the cotangent back.
+  // An operand that repeats a label (ii, iij) and needs a gradient takes its diagonal first, as
+  // recorded diagonal() ops (ad::take_repeated_labels).
   std::vector<ad::Labels> inputs = path.inputs;
   bool rewritten = false;
   for (std::size_t i = 0; i < converted.size(); ++i) {
     if (!converted[i].requires_grad() || !grad_mode()) continue;
-    ad::Labels& labels = inputs[i];
-    for (bool found = true; found;) {
-      found = false;
-      for (std::size_t p = 0; p < labels.size() && !found; ++p)
-        for (std::size_t q = p + 1; q < labels.size() && !found; ++q)
-          if (labels[p] == labels[q]) {
-            const std::int64_t label = labels[p];
-            converted[i] = diagonal(converted[i], 0, static_cast<std::int64_t>(p), static_cast<std::int64_t>(q), where);
-            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(q));
-            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(p));
-            labels.push_back(label);  // diagonal() appends the diagonal axis last
-            values[i] = converted[i].value();
-            found = rewritten = true;
-          }
-    }
+    rewritten = ad::take_repeated_labels(inputs[i], [&](std::int64_t p, std::int64_t q) {
+                  converted[i] = diagonal(converted[i], 0, p, q, where);
+                  values[i] = converted[i].value();
+                }) || rewritten;
   }
   Tensor out = rewritten ? tensora::einsum(inputs, path.output, std::move(values), engine_, where)
                          : tensora::einsum(path, std::move(values), engine_, where);

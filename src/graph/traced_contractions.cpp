@@ -154,26 +154,14 @@ TracedTensor einsum(std::string_view subscripts, std::vector<TracedTensor> opera
     check::fail_unsupported_dtype("einsum", DType::Bool, "cast Bool operands to an integer or float dtype first",
                                   where);
   const EinsumPath path = einsum_path(subscripts, shapes, where);
-  // A repeated label in one operand (ii, iij) becomes a diagonal node first, so the einsum rule
-  // only sees distinct labels and the diagonal's rule carries the cotangent back.
+  // A repeated label in one operand (ii, iij) becomes a diagonal node first
+  // (ad::take_repeated_labels), so the graph is differentiable whatever is asked of it later.
   std::vector<Labels> inputs = path.inputs;
   bool rewritten = false;
-  for (std::size_t i = 0; i < operands.size(); ++i) {
-    Labels& labels = inputs[i];
-    for (bool found = true; found;) {
-      found = false;
-      for (std::size_t p = 0; p < labels.size() && !found; ++p)
-        for (std::size_t q = p + 1; q < labels.size() && !found; ++q)
-          if (labels[p] == labels[q]) {
-            const std::int64_t label = labels[p];
-            operands[i] = operands[i].diagonal(0, static_cast<std::int64_t>(p), static_cast<std::int64_t>(q), where);
-            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(q));
-            labels.erase(labels.begin() + static_cast<std::ptrdiff_t>(p));
-            labels.push_back(label);  // diagonal() appends the diagonal axis last
-            found = rewritten = true;
-          }
-    }
-  }
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    rewritten = ad::take_repeated_labels(inputs[i], [&](std::int64_t p, std::int64_t q) {
+                  operands[i] = operands[i].diagonal(0, p, q, where);
+                }) || rewritten;
   if (rewritten) return einsum_labels(std::move(inputs), path.output, std::move(operands), where);
   Node n;
   n.op = "einsum";

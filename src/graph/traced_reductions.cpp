@@ -39,22 +39,28 @@ std::string options_text(const Axes& axes, const ReduceOptions& o) {
   return s;
 }
 
-// The reduction of an already promoted x.
-TracedTensor reduce_node(const ReductionEntry& r, const TracedTensor& x, Axes axes, ReduceOptions options,
-                         Loc where) {
-  const infer::Result res = infer::reduction(r.name, shape_proxy(x), axes, options, where);
+// The node of a one-input op whose result `infer` worked out.
+Node one_input(const char* name, std::string attrs, const infer::Result& res, const TracedTensor& x, Loc where) {
   Node n;
-  n.op = r.name;
-  n.attrs = options_text(axes, options);
+  n.op = name;
+  n.attrs = std::move(attrs);
   n.dtype = res.dtype;
   n.shape = res.shape;
   n.device = x.device();
   n.where = where;
   n.inputs = {x.node()};
+  return n;
+}
+
+// The reduction of an already promoted x.
+TracedTensor reduce_node(const ReductionEntry& r, const TracedTensor& x, Axes axes, ReduceOptions options,
+                         Loc where) {
+  Node n = one_input(r.name, options_text(axes, options), infer::reduction(r.name, shape_proxy(x), axes, options, where),
+                     x, where);
   n.exec = [method = r.method, axes, options, where](std::span<const Tensor> in, Engine& e) {
     return (in[0].*method)(axes, options, e, where);
   };
-  if (r.kind && is_inexact(res.dtype))
+  if (r.kind && is_inexact(n.dtype))
     n.rule = rule_of(ad::ReduceRule{*r.kind, ad::reduced_axes(axes, false, x.rank()), options.keepdims, options.ddof});
   return make_traced(std::move(n));
 }
@@ -72,15 +78,8 @@ TracedTensor reduce(const ReductionEntry& r, const TracedTensor& x, Axes axes, b
 
 TracedTensor arg_reduce(const char* name, bool max, const TracedTensor& x, std::int64_t axis, Loc where) {
   check_operands(name, {&x}, where);
-  const infer::Result res = infer::reduction(name, shape_proxy(x), {axis}, {}, where);
-  Node n;
-  n.op = name;
-  n.attrs = "axis=" + std::to_string(axis);
-  n.dtype = res.dtype;
-  n.shape = res.shape;
-  n.device = x.device();
-  n.where = where;
-  n.inputs = {x.node()};
+  Node n = one_input(name, "axis=" + std::to_string(axis), infer::reduction(name, shape_proxy(x), {axis}, {}, where),
+                     x, where);
   n.exec = [max, axis, where](std::span<const Tensor> in, Engine& e) {
     return max ? in[0].argmax(axis, e, where) : in[0].argmin(axis, e, where);
   };
@@ -91,19 +90,11 @@ template <class R>
 TracedTensor scan(const char* name, bool product, const TracedTensor& x, std::int64_t axis, Loc where) {
   check_operands(name, {&x}, where);
   const TracedTensor cx = convert_to(x, eager_input_promotion_plan(name, {x.dtype()}, x.device())[0], where);
-  const infer::Result res = infer::scan(name, shape_proxy(cx), axis, where);
-  Node n;
-  n.op = name;
-  n.attrs = "axis=" + std::to_string(axis);
-  n.dtype = res.dtype;
-  n.shape = res.shape;
-  n.device = x.device();
-  n.where = where;
-  n.inputs = {cx.node()};
+  Node n = one_input(name, "axis=" + std::to_string(axis), infer::scan(name, shape_proxy(cx), axis, where), cx, where);
   n.exec = [product, axis, where](std::span<const Tensor> in, Engine& e) {
     return product ? in[0].cumprod(axis, e, where) : in[0].cumsum(axis, e, where);
   };
-  if (is_inexact(res.dtype)) n.rule = rule_of(R{axis});
+  if (is_inexact(n.dtype)) n.rule = rule_of(R{axis});
   return make_traced(std::move(n));
 }
 
