@@ -86,13 +86,13 @@ TEST(TracedRuntime, InputsAreCheckedAgainstThePlaceholders) {
       EXPECT_NE(std::string(e.what()).find("test_traced_runtime.cpp"), std::string::npos) << e.what();
     }
   };
-  expect_error({}, ta::ErrorKind::InvalidArgument, "takes 1 inputs, got 0");
+  expect_error({}, ta::ErrorKind::InvalidArgument, "takes 1 inputs ('weights'), got 0: missing 'weights'");
   expect_error({Tensor::zeros({2, 3}, opts(DType::F32))}, ta::ErrorKind::Validation,
                "input 0 ('weights'): dtype mismatch: expected F64, actual F32");
   expect_error({Tensor::zeros({3, 2}, opts(DType::F64))}, ta::ErrorKind::Validation,
                "input 0 ('weights'): shape mismatch: expected [2, 3], actual [3, 2]");
   expect_error({Tensor::zeros({2, 3}, ta::TensorOptions(ta::Device::cpu(6), DType::F64))},
-               ta::ErrorKind::DeviceMismatch, "cpu:6");
+               ta::ErrorKind::DeviceMismatch, "input 0 ('weights'): device mismatch: expected cpu:0, actual cpu:6");
   auto other = ta::CpuEngine::serial(ta::Device::cpu(7));
   try {
     (void)ta::Runtime().run(program, other, {Tensor::zeros({2, 3}, opts(DType::F64))});

@@ -146,11 +146,14 @@ std::vector<Tensor> Runtime::run(const Program& program, Engine& engine, std::ve
                                  SourceLocation where) const {
   const ProgramImpl& p = program.impl();
   if (engine.device() != p.device) check::fail_device_mismatch("run", p.device, engine.device(), where);
-  if (inputs.size() != p.inputs.size())
-    check::fail_invalid("run",
-                        "the program takes " + std::to_string(p.inputs.size()) + " inputs, got " +
-                            std::to_string(inputs.size()),
-                        "inputs", where);
+  if (inputs.size() != p.inputs.size()) {
+    std::string names;
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) names += (i ? ", '" : "'") + p.inputs[i].name + "'";
+    std::string what = "the program takes " + std::to_string(p.inputs.size()) + " inputs (" + names + "), got " +
+                       std::to_string(inputs.size());
+    if (inputs.size() < p.inputs.size()) what += ": missing '" + p.inputs[inputs.size()].name + "'";
+    check::fail_invalid("run", what, "inputs", where);
+  }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ProgramInput& want = p.inputs[i];
     const Tensor& t = inputs[i];
@@ -164,7 +167,11 @@ std::vector<Tensor> Runtime::run(const Program& program, Engine& engine, std::ve
       fail_input(label + ": shape mismatch: expected " + tensora::to_string(want.shape) + ", actual " +
                      tensora::to_string(t.shape()),
                  ShapeMismatch{want.shape, t.shape()}, where);
-    if (t.device() != p.device) check::fail_device_mismatch("run", p.device, t.device(), where);
+    if (t.device() != p.device)
+      throw Error(ErrorKind::DeviceMismatch, "run",
+                  label + ": device mismatch: expected " + p.device.to_string() + ", actual " +
+                      t.device().to_string() + "; move it with to_device()",
+                  DeviceMismatch{p.device.to_string(), t.device().to_string()}, where);
   }
   std::vector<Tensor> slots(static_cast<std::size_t>(p.num_slots));
   for (std::size_t i = 0; i < inputs.size(); ++i) slots[static_cast<std::size_t>(p.input_slots[i])] = std::move(inputs[i]);
