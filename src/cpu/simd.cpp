@@ -38,6 +38,18 @@ HWY_INLINE void BinaryLoop(const T* a, int64_t sa, const T* b, int64_t sb, T* ou
       hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
       hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i + N), hn::LoadU(d, b + i + N)), d, out + i + N);
     }
+  } else if (sa) {  // a tensor with a scalar: the scalar's vector is made once
+    const auto vb = hn::Set(d, b[0]);
+    for (; i + 2 * N <= n; i += 2 * N) {
+      hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i), vb), d, out + i);
+      hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + i + N), vb), d, out + i + N);
+    }
+  } else if (sb) {
+    const auto va = hn::Set(d, a[0]);
+    for (; i + 2 * N <= n; i += 2 * N) {
+      hn::StoreU(Bin<Op>(d, va, hn::LoadU(d, b + i)), d, out + i);
+      hn::StoreU(Bin<Op>(d, va, hn::LoadU(d, b + i + N)), d, out + i + N);
+    }
   }
   for (; i + N <= n; i += N) hn::StoreU(Bin<Op>(d, load(a, sa, i), load(b, sb, i)), d, out + i);
   if (i < n) {

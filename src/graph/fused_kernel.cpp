@@ -5,6 +5,7 @@
 
 #include "core/storage.hpp"
 #include "cpu/kernels.hpp"
+#include "cpu/simd.hpp"
 #include "graph/fused_kernel.hpp"
 
 namespace tensora::graph_detail {
@@ -53,7 +54,7 @@ void run_step(const FusedKernel::Step& step, const Tensor& out, const std::vecto
     case OpKind::Unary:
       // Unary kernels take their SIMD path on contiguous input only; copying a strided slab
       // first keeps the fused result equal to the unfused op on dense data.
-      if (!args[0].is_contiguous()) {
+      if (!args[0].is_contiguous() && dense.defined()) {
         cpu::copy(dense, args[0], engine);
         return cpu::unary(step.unary, out, dense, engine);
       }
@@ -67,6 +68,138 @@ void run_step(const FusedKernel::Step& step, const Tensor& out, const std::vecto
   }
 }
 
+
+// ---- flat mode: every external input is dense column-major with the result's shape, or holds
+// one element. Values are then runs of a flat index range, and F32/F64 arithmetic and unary ops
+// call the SIMD kernels on raw pointers (no views built per step); anything else goes through
+// 1-D views to the same CPU kernels.
+
+constexpr std::int64_t kFlatRun = 2048;  // elements per run: a few runs of F64 fit in L1
+
+struct FlatValue {
+  const std::shared_ptr<Storage>* storage;
+  std::int64_t offset;  // elements
+  std::int64_t stride;  // 1, or 0 for a one-element input
+  DType dtype;
+  char* ptr() const {
+    return static_cast<char*>((*storage)->data()) + offset * static_cast<std::int64_t>(size_of(dtype));
+  }
+  Tensor view(std::int64_t n, Device device) const {
+    return Tensor(*storage, Shape{n}, Strides{stride}, offset, dtype, device);
+  }
+};
+
+bool flat_inputs(const FusedKernel& k, std::span<const Tensor> inputs) {
+  for (const auto& t : inputs)
+    if (t.numel() != 1 && !(t.shape() == k.shape && t.is_contiguous())) return false;
+  return true;
+}
+
+// The SIMD kernel for a step on raw runs, when there is one; false sends the step to the views.
+template <class T>
+bool simd_step(const FusedKernel::Step& step, const std::vector<FlatValue>& args, char* out, std::int64_t n) {
+  auto p = [&](std::size_t i) { return reinterpret_cast<const T*>(args[i].ptr()); };
+  if (step.kind == OpKind::Binary && args[0].dtype == step.dtype) {
+    if constexpr (std::is_same_v<T, float>)
+      return simd::binary_f32(step.binary, p(0), args[0].stride, p(1), args[1].stride, reinterpret_cast<float*>(out), n);
+    else
+      return simd::binary_f64(step.binary, p(0), args[0].stride, p(1), args[1].stride, reinterpret_cast<double*>(out), n);
+  }
+  if (step.kind == OpKind::Unary && args[0].dtype == step.dtype && args[0].stride == 1) {
+    if constexpr (std::is_same_v<T, float>)
+      return simd::unary_f32(step.unary, p(0), reinterpret_cast<float*>(out), n);
+    else
+      return simd::unary_f64(step.unary, p(0), reinterpret_cast<double*>(out), n);
+  }
+  return false;
+}
+
+// Asks for part `part` of `parts` of the next run of every streamed input (and of the output,
+// for writing) while this run computes in cache. Spread over the steps, the requests keep the
+// memory bus busy between the first read and the last write instead of stalling in one burst.
+void prefetch_part(std::span<const Tensor> inputs, const Tensor& out, std::int64_t lo, std::int64_t n,
+                   std::int64_t part, std::int64_t parts) {
+  constexpr std::int64_t kLine = 64;
+  auto fetch = [&](const Tensor& t, bool write) {
+    const auto size = static_cast<std::int64_t>(size_of(t.dtype()));
+    const std::int64_t bytes = n * size, b0 = bytes * part / parts / kLine * kLine,
+                       b1 = bytes * (part + 1) / parts;
+    const char* p = static_cast<const char*>(t.element_ptr()) + lo * size;
+    for (std::int64_t b = b0; b < b1; b += kLine) {
+      if (write) __builtin_prefetch(p + b, 1, 2);
+      else __builtin_prefetch(p + b, 0, 2);
+    }
+  };
+  for (const auto& t : inputs)
+    if (t.numel() != 1) fetch(t, false);
+  fetch(out, true);
+}
+
+void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor& out, Engine& engine) {
+  const std::int64_t total = out.numel();
+  const Device device = out.device();
+  const SlotPlan slots = plan_slots(k);
+  std::size_t widest = 1;
+  for (const auto& s : k.steps) widest = std::max(widest, size_of(s.dtype));
+  const std::int64_t run = std::min(total, kFlatRun);
+  const std::int64_t runs = (total + run - 1) / run;
+  // One scratch block per task; slot i starts (i + 1) * kStagger bytes past a multiple of its
+  // size, so the slots and the streamed inputs do not share their low address bits (loads that
+  // alias a recent store 4 KiB away stall).
+  constexpr std::int64_t kStagger = 320;
+  const std::int64_t slot_bytes = run * static_cast<std::int64_t>(widest) + kStagger;
+  auto task = [&](std::int64_t r0, std::int64_t r1) {
+    CpuEngine serial = CpuEngine::serial(device);
+    const auto block = Storage::allocate(static_cast<std::size_t>((slots.count + 1) * slot_bytes), device);
+    // Byte offsets of the slots in the block; multiples of 16, so of every element size.
+    std::vector<std::int64_t> scratch;
+    for (int i = 0; i < slots.count; ++i) scratch.push_back(i * slot_bytes + (i + 1) * kStagger);
+    std::vector<FlatValue> values(k.steps.size());
+    std::vector<FlatValue> args;
+    std::vector<Tensor> views;
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t lo = r * run, n = std::min(total, lo + run) - lo;
+      const std::int64_t next = r + 1 < r1 ? std::min(run, total - lo - n) : 0;
+      for (std::size_t i = 0; i < k.steps.size(); ++i) {
+        const auto& step = k.steps[i];
+        if (next > 0)
+          prefetch_part(inputs, out, lo + n, next, static_cast<std::int64_t>(i), static_cast<std::int64_t>(k.steps.size()));
+        args.clear();
+        for (int a : step.args) {
+          if (a >= 0) {
+            args.push_back(values[static_cast<std::size_t>(a)]);
+          } else {
+            const Tensor& t = inputs[static_cast<std::size_t>(-a - 1)];
+            const bool scalar = t.numel() == 1 && total > 1;
+            args.push_back({&t.storage(), t.offset() + (scalar ? 0 : lo), scalar ? 0 : 1, t.dtype()});
+          }
+        }
+        const int slot = slots.slot[i];
+        values[i] = slot < 0 ? FlatValue{&out.storage(), out.offset() + lo, 1, step.dtype}
+                             : FlatValue{&block,
+                                         scratch[static_cast<std::size_t>(slot)] /
+                                             static_cast<std::int64_t>(size_of(step.dtype)),
+                                         1, step.dtype};
+        char* dst = values[i].ptr();
+        bool done = false;
+        if (step.dtype == DType::F32) done = simd_step<float>(step, args, dst, n);
+        else if (step.dtype == DType::F64) done = simd_step<double>(step, args, dst, n);
+        if (done) continue;
+        views.clear();
+        for (const auto& a : args) views.push_back(a.view(n, device));
+        run_step(step, values[i].view(n, device), views, Tensor(), serial);
+      }
+    }
+  };
+  // Contiguous blocks of runs per task, a few tasks per thread (each task sets up its scratch once).
+  const std::int64_t tasks = std::min<std::int64_t>(runs, 4 * static_cast<std::int64_t>(engine.threads()));
+  auto body = [&](std::int64_t t0, std::int64_t t1) {
+    for (std::int64_t t = t0; t < t1; ++t) task(t * runs / tasks, (t + 1) * runs / tasks);
+  };
+  if (tasks == 1) body(0, 1);
+  else engine.parallel_for(tasks, 1, body);
+}
+
 }  // namespace
 
 Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& engine) {
@@ -74,6 +207,10 @@ Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& e
   Tensor out = Tensor::empty(k.shape, k.dtype, device);
   const std::int64_t total = out.numel();
   if (total == 0) return out;
+  if (flat_inputs(k, inputs)) {
+    run_flat(k, inputs, out, engine);
+    return out;
+  }
   std::vector<Tensor> external;
   external.reserve(inputs.size());
   for (const auto& t : inputs) external.push_back(t.shape() == k.shape ? t : t.broadcast_to(k.shape));

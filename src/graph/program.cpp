@@ -157,19 +157,19 @@ std::vector<Tensor> Runtime::run(const Program& program, Engine& engine, std::ve
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ProgramInput& want = p.inputs[i];
     const Tensor& t = inputs[i];
-    const std::string label = "input " + std::to_string(i) + " ('" + want.name + "')";
-    if (!t.defined()) check::fail_invalid("run", label + " is an empty tensor", want.name, where);
+    auto label = [&] { return "input " + std::to_string(i) + " ('" + want.name + "')"; };  // built on failure only
+    if (!t.defined()) check::fail_invalid("run", label() + " is an empty tensor", want.name, where);
     if (t.dtype() != want.dtype)
-      fail_input(label + ": dtype mismatch: expected " + std::string(name(want.dtype)) + ", actual " +
+      fail_input(label() + ": dtype mismatch: expected " + std::string(name(want.dtype)) + ", actual " +
                      std::string(name(t.dtype())),
                  DTypeMismatch{want.dtype, t.dtype()}, where);
     if (t.shape() != want.shape)
-      fail_input(label + ": shape mismatch: expected " + tensora::to_string(want.shape) + ", actual " +
+      fail_input(label() + ": shape mismatch: expected " + tensora::to_string(want.shape) + ", actual " +
                      tensora::to_string(t.shape()),
                  ShapeMismatch{want.shape, t.shape()}, where);
     if (t.device() != p.device)
       throw Error(ErrorKind::DeviceMismatch, "run",
-                  label + ": device mismatch: expected " + p.device.to_string() + ", actual " +
+                  label() + ": device mismatch: expected " + p.device.to_string() + ", actual " +
                       t.device().to_string() + "; move it with to_device()",
                   DeviceMismatch{p.device.to_string(), t.device().to_string()}, where);
   }
