@@ -40,3 +40,18 @@ def run_medians(binary, *args):
 def seconds(row):
     """A row's median wall time in seconds."""
     return row["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[row["time_unit"]]
+
+
+def fmt(seconds):
+    """A duration with a readable unit ("-" for a missing row)."""
+    if seconds is None:
+        return "-"
+    for unit, f in (("ns", 1e9), ("us", 1e6), ("ms", 1e3)):
+        if seconds * f < 1000:
+            return "{:.3g} {}".format(seconds * f, unit)
+    return "{:.3g} s".format(seconds)
+
+
+def ratio(a, b):
+    """a / b to two decimals ("-" when either is missing)."""
+    return "{:.2f}".format(a / b) if a and b else "-"

@@ -3,9 +3,12 @@
 // in one run.
 //
 // Rows: BM_<Case>/<lib>/f32/<shape>/<form>/threads:<n>
-//   Chain8     y = maximum(((x * 1.5 + 0.25) * x - 0.5) / (x * x + 1), -0.25) over 16M F32: 8
-//              elementwise ops, all arithmetic, so the hand-written loop computes the very same
-//              IEEE operations (a transcendental would measure the math library, not fusion). lib tensora: forms traced-fused (GraphCompiler defaults) | traced-unfused
+//   Chain8     y = maximum(((x * 1.5 + 0.25) * x - 0.5) * (x * x + 1), -0.25) over 16M F32: 8
+//              cheap elementwise ops, bandwidth-bound when unfused. All arithmetic, so the
+//              hand-written loop computes the very same IEEE operations (a transcendental would
+//              measure the math library, not fusion).
+//   Chain8Div  the same with / in place of the second *: one division per element makes the
+//              chain compute-heavy, where running steps one after another costs the most. lib tensora: forms traced-fused (GraphCompiler defaults) | traced-unfused
 //              (fuse_elementwise = false) | eager (EagerSession on constants) | direct
 //              (x.mul(1.5, e) ...); lib torch: form eager (torch::Tensor ops); lib ref: form
 //              plain (one -O3 -march=native pass, ref::chain8). 1 and 2 threads (engine /
@@ -52,14 +55,17 @@ const ta::TensorOptions kF32(ta::Device::cpu(), ta::DType::F32);
 // ---- the computations, one overload per front door (traced, direct, eager) -----------------
 // Each op below is one graph node / one direct op; the LibTorch rows spell the same ops inline.
 
-TracedTensor chain8(const TracedTensor& x) {
-  return (((x * 1.5 + 0.25) * x - 0.5) / (x * x + 1.0)).maximum(-0.25);
+TracedTensor chain8(const TracedTensor& x, bool divide) {
+  const TracedTensor a = (x * 1.5 + 0.25) * x - 0.5, b = x * x + 1.0;
+  return (divide ? a / b : a * b).maximum(-0.25);
 }
-Tensor chain8(const Tensor& x, ta::Engine& e) {
-  return x.mul(1.5, e).add(0.25, e).mul(x, e).sub(0.5, e).div(x.mul(x, e).add(1.0, e), e).maximum(-0.25, e);
+Tensor chain8(const Tensor& x, bool divide, ta::Engine& e) {
+  const Tensor a = x.mul(1.5, e).add(0.25, e).mul(x, e).sub(0.5, e), b = x.mul(x, e).add(1.0, e);
+  return (divide ? a.div(b, e) : a.mul(b, e)).maximum(-0.25, e);
 }
-ta::EagerTensor chain8(ta::EagerSession& s, const ta::EagerTensor& x) {
-  return s.maximum(s.div(s.sub(s.mul(s.add(s.mul(x, 1.5), 0.25), x), 0.5), s.add(s.mul(x, x), 1.0)), -0.25);
+ta::EagerTensor chain8(ta::EagerSession& s, const ta::EagerTensor& x, bool divide) {
+  const auto a = s.sub(s.mul(s.add(s.mul(x, 1.5), 0.25), x), 0.5), b = s.add(s.mul(x, x), 1.0);
+  return s.maximum(divide ? s.div(a, b) : s.mul(a, b), -0.25);
 }
 
 constexpr int kReplayPairs = 50;  // 100 ops
@@ -163,19 +169,20 @@ void set_bytes(benchmark::State& state, int arrays) {
 
 // ---- Chain8 --------------------------------------------------------------------------------
 
-const Tensor& chain8_expected() {
-  static const Tensor want = chain8(inputs<float>().a, engine(1));
-  return want;
+const Tensor& chain8_expected(bool divide) {
+  static const Tensor with_div = chain8(inputs<float>().a, true, engine(1));
+  static const Tensor with_mul = chain8(inputs<float>().a, false, engine(1));
+  return divide ? with_div : with_mul;
 }
 
-void chain8_traced(benchmark::State& state, bool fuse, int threads) {
+void chain8_traced(benchmark::State& state, bool divide, bool fuse, int threads) {
   const Tensor& xv = inputs<float>().a;
   ta::Engine& e = engine(threads);
   const auto x = TracedTensor::input("x", ta::DType::F32, {kN});
-  const ta::Program program = compile(chain8(x), fuse);
+  const ta::Program program = compile(chain8(x, divide), fuse);
   const ta::Runtime rt;
   if (need_warmup() &&
-      !check(state, max_abs_diff(rt.run(program, e, {xv}).at(0), chain8_expected()), 1e-5))
+      !check(state, max_abs_diff(rt.run(program, e, {xv}).at(0), chain8_expected(divide)), 1e-5))
     return;
   FaultCounter faults(state);
   for (auto _ : state) {
@@ -186,27 +193,27 @@ void chain8_traced(benchmark::State& state, bool fuse, int threads) {
   set_bytes(state, 2);
 }
 
-void chain8_direct(benchmark::State& state, int threads) {
+void chain8_direct(benchmark::State& state, bool divide, int threads) {
   const Tensor& x = inputs<float>().a;
   ta::Engine& e = engine(threads);
-  if (need_warmup()) (void)chain8(x, e);
+  if (need_warmup()) (void)chain8(x, divide, e);
   FaultCounter faults(state);
   for (auto _ : state) {
-    Tensor r = chain8(x, e);
+    Tensor r = chain8(x, divide, e);
     benchmark::DoNotOptimize(r);
   }
   set_bytes(state, 2);
 }
 
-void chain8_eager(benchmark::State& state, int threads) {
+void chain8_eager(benchmark::State& state, bool divide, int threads) {
   ta::EagerRuntime rt;
   const auto x = rt.constant_from(inputs<float>().a);
   rt.with_eager_session(engine(threads), [&](ta::EagerSession& s) {
-    if (need_warmup() && !check(state, max_abs_diff(chain8(s, x).value(), chain8_expected()), 1e-5))
+    if (need_warmup() && !check(state, max_abs_diff(chain8(s, x, divide).value(), chain8_expected(divide)), 1e-5))
       return;
     FaultCounter faults(state);
     for (auto _ : state) {
-      auto r = chain8(s, x);
+      auto r = chain8(s, x, divide);
       benchmark::DoNotOptimize(r);
     }
   });
@@ -219,30 +226,33 @@ float* ref_out() {
   return p;
 }
 
-void chain8_ref(benchmark::State& state, int threads) {
+void chain8_ref(benchmark::State& state, bool divide, int threads) {
   const float* x = inputs<float>().pa();
   float* out = ref_out();
   if (need_warmup()) {
-    ref::chain8(threads, out, x, kN);
+    ref::chain8(threads, divide, out, x, kN);
     // FMA contraction under -march=native: a few F32 ulp of the direct ops.
-    if (!check(state, max_abs_diff(chain8_expected(), out), 1e-5)) return;
+    if (!check(state, max_abs_diff(chain8_expected(divide), out), 1e-5)) return;
   }
   FaultCounter faults(state);
   for (auto _ : state) {
-    ref::chain8(threads, out, x, kN);
+    ref::chain8(threads, divide, out, x, kN);
     benchmark::ClobberMemory();
   }
   set_bytes(state, 2);
 }
 
 #if TENSORA_BENCH_HAVE_TORCH
-void chain8_torch(benchmark::State& state, int threads) {
+void chain8_torch(benchmark::State& state, bool divide, int threads) {
   torch_threads(threads);
   const torch::Tensor x = torch_view(inputs<float>().pa(), false);
-  auto run = [&] { return torch::clamp_min(((x * 1.5 + 0.25) * x - 0.5) / (x * x + 1.0), -0.25); };
+  auto run = [&] {
+    const torch::Tensor a = (x * 1.5 + 0.25) * x - 0.5, b = x * x + 1.0;
+    return torch::clamp_min(divide ? a / b : a * b, -0.25);
+  };
   if (need_warmup()) {
     const torch::Tensor r = run();
-    if (!check(state, max_abs_diff(chain8_expected(), r.data_ptr<float>()), 1e-5)) return;
+    if (!check(state, max_abs_diff(chain8_expected(divide), r.data_ptr<float>()), 1e-5)) return;
   }
   FaultCounter faults(state);
   for (auto _ : state) {
@@ -351,19 +361,18 @@ const bool registered = [] {
   for (const int t : kThreadCounts) {
     auto name = [t](const std::string& c, const std::string& lib, const std::string& shape,
                     const std::string& form) { return row_name(c, lib, "f32", shape, form, t); };
-    add_row(name("Chain8", "tensora", "16M", "traced-fused"),
-            [t](benchmark::State& s) { chain8_traced(s, true, t); });
-    add_row(name("Chain8", "tensora", "16M", "traced-unfused"),
-            [t](benchmark::State& s) { chain8_traced(s, false, t); });
-    add_row(name("Chain8", "tensora", "16M", "eager"),
-            [t](benchmark::State& s) { chain8_eager(s, t); });
-    add_row(name("Chain8", "tensora", "16M", "direct"),
-            [t](benchmark::State& s) { chain8_direct(s, t); });
+    for (const bool d : {false, true}) {
+      const std::string c = d ? "Chain8Div" : "Chain8";
+      add_row(name(c, "tensora", "16M", "traced-fused"), [t, d](benchmark::State& s) { chain8_traced(s, d, true, t); });
+      add_row(name(c, "tensora", "16M", "traced-unfused"),
+              [t, d](benchmark::State& s) { chain8_traced(s, d, false, t); });
+      add_row(name(c, "tensora", "16M", "eager"), [t, d](benchmark::State& s) { chain8_eager(s, d, t); });
+      add_row(name(c, "tensora", "16M", "direct"), [t, d](benchmark::State& s) { chain8_direct(s, d, t); });
 #if TENSORA_BENCH_HAVE_TORCH
-    add_row(name("Chain8", "torch", "16M", "eager"),
-            [t](benchmark::State& s) { chain8_torch(s, t); });
+      add_row(name(c, "torch", "16M", "eager"), [t, d](benchmark::State& s) { chain8_torch(s, d, t); });
 #endif
-    add_row(name("Chain8", "ref", "16M", "plain"), [t](benchmark::State& s) { chain8_ref(s, t); });
+      add_row(name(c, "ref", "16M", "plain"), [t, d](benchmark::State& s) { chain8_ref(s, d, t); });
+    }
   }
   // Tiny tensors stay on one thread whatever the engine; one thread count is enough here.
   {

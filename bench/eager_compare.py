@@ -17,17 +17,7 @@ def run(binary):
     return {name: bench_doc.seconds(b) for name, b in rows.items()}, context
 
 
-def fmt(seconds):
-    if seconds is None:
-        return "-"
-    for unit, f in (("ns", 1e9), ("us", 1e6), ("ms", 1e3)):
-        if seconds * f < 1000:
-            return "{:.3g} {}".format(seconds * f, unit)
-    return "{:.3g} s".format(seconds)
-
-
-def ratio(a, b):
-    return "{:.2f}".format(a / b) if a and b else "-"
+fmt, ratio = bench_doc.fmt, bench_doc.ratio
 
 
 def render(t, context):

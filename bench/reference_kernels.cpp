@@ -140,15 +140,24 @@ void add(int threads, double* out, const double* a, const double* b, std::int64_
 void fma(int threads, float* out, const float* a, const float* b, const float* c, std::int64_t n) { fma_t(threads, out, a, b, c, n); }
 void fma(int threads, double* out, const double* a, const double* b, const double* c, std::int64_t n) { fma_t(threads, out, a, b, c, n); }
 
-void chain8(int threads, float* out, const float* x, std::int64_t n) {
+void chain8(int threads, bool divide, float* out, const float* x, std::int64_t n) {
   parallel(threads, n, [=](std::int64_t lo, std::int64_t hi) {
     float* __restrict o = out;
     const float* __restrict a = x;
+    if (divide) {
 #pragma omp simd
-    for (std::int64_t i = lo; i < hi; ++i) {
-      const float v = a[i];
-      const float r = ((v * 1.5f + 0.25f) * v - 0.5f) / (v * v + 1.0f);
-      o[i] = r < -0.25f ? -0.25f : r;  // maximum(r, -0.25) for non-NaN inputs
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const float v = a[i];
+        const float r = ((v * 1.5f + 0.25f) * v - 0.5f) / (v * v + 1.0f);
+        o[i] = r < -0.25f ? -0.25f : r;  // maximum(r, -0.25) for non-NaN inputs
+      }
+    } else {
+#pragma omp simd
+      for (std::int64_t i = lo; i < hi; ++i) {
+        const float v = a[i];
+        const float r = ((v * 1.5f + 0.25f) * v - 0.5f) * (v * v + 1.0f);
+        o[i] = r < -0.25f ? -0.25f : r;
+      }
     }
   });
 }

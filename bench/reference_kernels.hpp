@@ -30,8 +30,8 @@ void fma(int threads, float* out, const float* a, const float* b, const float* c
 void fma(int threads, double* out, const double* a, const double* b, const double* c, std::int64_t n);
 
 // The traced benchmark's 8-op chain in one pass (bench_traced.cpp):
-//   out = maximum(((x * 1.5 + 0.25) * x - 0.5) / (x * x + 1), -0.25)
-void chain8(int threads, float* out, const float* x, std::int64_t n);
+//   out = maximum(((x * 1.5 + 0.25) * x - 0.5) op (x * x + 1), -0.25), op = / or *
+void chain8(int threads, bool divide, float* out, const float* x, std::int64_t n);
 
 // A 4-element add as a function call (not inlined into the benchmark loop).
 void add_tiny(float* out, const float* a, const float* b, std::int64_t n);

@@ -31,17 +31,7 @@ def run(binary, repetitions, min_time):
     return rows, data.get("context", {})
 
 
-def fmt(seconds):
-    if seconds is None:
-        return "-"
-    for unit, f in (("ns", 1e9), ("us", 1e6), ("ms", 1e3)):
-        if seconds * f < 1000:
-            return "{:.3g} {}".format(seconds * f, unit)
-    return "{:.3g} s".format(seconds)
-
-
-def ratio(a, b):
-    return "{:.2f}".format(a / b) if a and b else "-"
+fmt, ratio = bench_doc.fmt, bench_doc.ratio
 
 
 def render(rows, context, cmd):
@@ -68,20 +58,23 @@ def render(rows, context, cmd):
         "described in `bench/bench_traced.cpp`.".format(
             context.get("date", datetime.datetime.now().isoformat()), *load),
         "",
-        "8-op chain `tanh(((x * 1.5 + 0.25) * x - 0.5) / (x * x + 1))`, 16M F32:",
+        "8-op chains over 16M F32, all arithmetic, so the hand loop computes the same IEEE "
+        "operations: Chain8 `maximum(((x * 1.5 + 0.25) * x - 0.5) * (x * x + 1), -0.25)` (cheap ops: "
+        "bandwidth-bound when unfused) and Chain8Div (the same with one division, compute-heavy):",
         "",
-        "| threads | traced fused | ÷ hand loop (target <= 1.2) | eager ÷ traced fused (target >= 3) "
+        "| chain | threads | traced fused | ÷ hand loop (target <= 1.2) | eager ÷ traced fused (target >= 3) "
         "| direct ÷ fused | LibTorch ÷ fused | unfused ÷ fused |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for th in (1, 2):
-        fused = t("Chain8", "tensora", "16M", "traced-fused", th)
-        lines.append("| {} | {} | {} | {} | {} | {} | {} |".format(
-            th, fmt(fused), ratio(fused, t("Chain8", "ref", "16M", "plain", th)),
-            ratio(t("Chain8", "tensora", "16M", "eager", th), fused),
-            ratio(t("Chain8", "tensora", "16M", "direct", th), fused),
-            ratio(t("Chain8", "torch", "16M", "eager", th), fused),
-            ratio(t("Chain8", "tensora", "16M", "traced-unfused", th), fused)))
+    for case in ("Chain8", "Chain8Div"):
+        for th in (1, 2):
+            fused = t(case, "tensora", "16M", "traced-fused", th)
+            lines.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                case, th, fmt(fused), ratio(fused, t(case, "ref", "16M", "plain", th)),
+                ratio(t(case, "tensora", "16M", "eager", th), fused),
+                ratio(t(case, "tensora", "16M", "direct", th), fused),
+                ratio(t(case, "torch", "16M", "eager", th), fused),
+                ratio(t(case, "tensora", "16M", "traced-unfused", th), fused)))
 
     def per_op(lib, form):
         v = counter("per_op_ns", "Replay100", lib, "8", form)

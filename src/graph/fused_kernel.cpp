@@ -148,6 +148,8 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
   // alias a recent store 4 KiB away stall).
   constexpr std::int64_t kStagger = 320;
   const std::int64_t slot_bytes = run * static_cast<std::int64_t>(widest) + kStagger;
+  std::vector<bool> scalar(inputs.size());  // one-element inputs broadcast (stride 0)
+  for (std::size_t j = 0; j < inputs.size(); ++j) scalar[j] = inputs[j].numel() == 1 && total > 1;
   auto task = [&](std::int64_t r0, std::int64_t r1) {
     CpuEngine serial = CpuEngine::serial(device);
     const auto block = Storage::allocate(static_cast<std::size_t>((slots.count + 1) * slot_bytes), device);
@@ -169,9 +171,9 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
           if (a >= 0) {
             args.push_back(values[static_cast<std::size_t>(a)]);
           } else {
-            const Tensor& t = inputs[static_cast<std::size_t>(-a - 1)];
-            const bool scalar = t.numel() == 1 && total > 1;
-            args.push_back({&t.storage(), t.offset() + (scalar ? 0 : lo), scalar ? 0 : 1, t.dtype()});
+            const auto j = static_cast<std::size_t>(-a - 1);
+            const Tensor& t = inputs[j];
+            args.push_back({&t.storage(), t.offset() + (scalar[j] ? 0 : lo), scalar[j] ? 0 : 1, t.dtype()});
           }
         }
         const int slot = slots.slot[i];
