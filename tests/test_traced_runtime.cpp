@@ -2,6 +2,7 @@
 // conversions, and buffer lifetimes (peak memory of a long elementwise chain).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <thread>
 
 #include "tensora/tensora.hpp"
@@ -149,6 +150,47 @@ TEST(TracedRuntime, FusedResultsDoNotDependOnThreadsAndStridedTranscendentalsSta
   const auto fused = a[1].to_vec<float>();
   ASSERT_EQ(fused.size(), strided.size());
   for (std::size_t i = 0; i < fused.size(); ++i) EXPECT_NEAR(fused[i], strided[i], 4e-7f * strided[i]);
+}
+
+// The fused kernel's vector-program path (every step an F32 or F64 op with a vector form) runs
+// blocks of 256 elements through all steps; each length below ends differently against the
+// block, and the unary ops include lanes that take the scalar special-value path.
+TEST(TracedRuntime, VectorProgramsMatchTheDirectOpsBitForBit) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const std::int64_t n : {1, 7, 255, 256, 257, 5000}) {
+      auto x = TracedTensor::input("x", dtype, {n});
+      auto y = TracedTensor::input("y", dtype, {n});
+      auto s = TracedTensor::input("s", dtype, {});
+      auto out = ((x * s + y).exp() / (y * y + 1.0)).tanh().maximum(x.sqrt()).minimum(3.0) - (-x).sigmoid();
+      const ta::Program program = ta::GraphCompiler().compile({out});
+      ASSERT_EQ(program.count("fused"), 1u);
+      auto e = ta::CpuEngine::serial();
+      Tensor xv = Tensor::uniform({n}, 21, opts(dtype), -3, 3), yv = Tensor::uniform({n}, 22, opts(dtype), -3, 3);
+      if (n > 3) {  // NaN, infinity and an exp overflow take the special-value lanes
+        std::vector<double> v = xv.cast(DType::F64, e).to_vec<double>();
+        v[0] = std::nan("");
+        v[1] = INFINITY;
+        v[2] = 100.0;
+        xv = Tensor::from_vec_col_major({n}, v).cast(dtype, e);
+      }
+      const Tensor sv = Tensor::full({}, 1.25, opts(dtype));
+      const Tensor got = ta::Runtime().run(program, e, {xv, yv, sv})[0];
+      const Tensor want = xv.mul(sv, e)
+                              .add(yv, e)
+                              .exp(e)
+                              .div(yv.mul(yv, e).add(1.0, e), e)
+                              .tanh(e)
+                              .maximum(xv.sqrt(e), e)
+                              .minimum(3.0, e)
+                              .sub(xv.neg(e).sigmoid(e), e);
+      const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << name(dtype) << " n=" << n << " i=" << i;
+        else EXPECT_EQ(a[i], b[i]) << name(dtype) << " n=" << n << " i=" << i;
+      }
+    }
+  }
 }
 
 // Bytes of one 64 MiB buffer as the caching allocator counts it (its size class).

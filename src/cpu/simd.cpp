@@ -8,23 +8,11 @@
 
 #include "cpu/elementwise_functors.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/simd_ops-inl.h"  // Bin, UnChecked: the per-vector ops
 
 HWY_BEFORE_NAMESPACE();
 namespace tensora::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <BinaryOp Op, class D, class V>
-HWY_INLINE V Bin(D, V a, V b) {
-  if constexpr (Op == BinaryOp::Add) return hn::Add(a, b);
-  else if constexpr (Op == BinaryOp::Sub) return hn::Sub(a, b);
-  else if constexpr (Op == BinaryOp::Mul) return hn::Mul(a, b);
-  else if constexpr (Op == BinaryOp::Div) return hn::Div(a, b);
-  // Same selection as the scalar definition (NaN first, ties keep a), not maxps.
-  else if constexpr (Op == BinaryOp::Maximum)
-    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), b, a)));
-  else
-    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(b, a), b, a)));
-}
 
 template <BinaryOp Op, class T>
 // No HWY_RESTRICT: an in-place op passes the same buffer as an input and the output.
@@ -78,72 +66,6 @@ bool BinaryF32(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t 
 }
 bool BinaryF64(BinaryOp op, const double* a, int64_t sa, const double* b, int64_t sb, double* out, int64_t n) {
   return Binary(op, a, sa, b, sb, out, n);
-}
-
-template <UnaryOp Op, class D, class V>
-HWY_INLINE V Un(D d, V x) {
-  using T = hn::TFromD<D>;
-  if constexpr (Op == UnaryOp::Neg) return hn::Neg(x);
-  else if constexpr (Op == UnaryOp::Abs) return hn::Abs(x);
-  else if constexpr (Op == UnaryOp::Exp) return hn::Exp(d, x);
-  // Expm1 and Sin return +0 for -0; keep the sign of zero as the scalar definition does.
-  else if constexpr (Op == UnaryOp::Expm1) return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Expm1(d, x));
-  else if constexpr (Op == UnaryOp::Log) return hn::Log(d, x);
-  else if constexpr (Op == UnaryOp::Log1p) return hn::Log1p(d, x);
-  else if constexpr (Op == UnaryOp::Sqrt) return hn::Sqrt(x);
-  else if constexpr (Op == UnaryOp::Rsqrt) return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
-  else if constexpr (Op == UnaryOp::Sin) return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
-  else if constexpr (Op == UnaryOp::Cos) return hn::Cos(d, x);
-  else if constexpr (Op == UnaryOp::Tanh) return hn::Tanh(d, x);
-  else if constexpr (Op == UnaryOp::Sigmoid) {
-    // 1 / (1 + exp(-x)); exp(-x) -> inf gives 0, as the scalar form does.
-    return hn::Div(hn::Set(d, T(1)), hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(x))));
-  } else if constexpr (Op == UnaryOp::Floor) return hn::Floor(x);
-  else if constexpr (Op == UnaryOp::Ceil) return hn::Ceil(x);
-  else return hn::Round(x);  // Round: half to even
-}
-
-// Lanes where Highway's polynomial is outside its domain (NaN, infinities, overflow, huge
-// trig arguments, log of <= 0): those lanes are recomputed with the scalar definition, so
-// special values follow the C library exactly.
-template <UnaryOp Op, class D, class V>
-HWY_INLINE auto Special(D d, V x) {
-  using T = hn::TFromD<D>;
-  constexpr bool kF32 = sizeof(T) == 4;
-  if constexpr (Op == UnaryOp::Exp || Op == UnaryOp::Expm1 || Op == UnaryOp::Sigmoid) {
-    const T bound = kF32 ? T(87) : T(708);  // inside the finite range of exp
-    return hn::Not(hn::Le(hn::Abs(x), hn::Set(d, bound)));
-  } else if constexpr (Op == UnaryOp::Log) {
-    return hn::Or(hn::Not(hn::Gt(x, hn::Zero(d))), hn::IsInf(x));
-  } else if constexpr (Op == UnaryOp::Log1p) {
-    return hn::Or(hn::Not(hn::Gt(x, hn::Set(d, T(-1)))), hn::IsInf(x));
-  } else if constexpr (Op == UnaryOp::Sin || Op == UnaryOp::Cos) {
-    return hn::Not(hn::Le(hn::Abs(x), hn::Set(d, T(1000))));
-  } else if constexpr (Op == UnaryOp::Tanh) {
-    return hn::IsNaN(x);
-  } else {
-    return hn::FirstN(d, 0);
-  }
-}
-
-template <UnaryOp Op, class D, class V>
-HWY_INLINE V UnChecked(D d, V x) {
-  using T = hn::TFromD<D>;
-  V r = Un<Op>(d, x);
-  const auto special = Special<Op>(d, x);
-  if (HWY_UNLIKELY(!hn::AllFalse(d, special))) {
-    HWY_ALIGN T xs[hn::MaxLanes(d)];
-    HWY_ALIGN T rs[hn::MaxLanes(d)];
-    hn::Store(x, d, xs);
-    hn::Store(r, d, rs);
-    const auto sm = hn::IfThenElseZero(special, hn::Set(d, T(1)));
-    HWY_ALIGN T flags[hn::MaxLanes(d)];
-    hn::Store(sm, d, flags);
-    for (size_t i = 0; i < hn::Lanes(d); ++i)
-      if (flags[i] != T(0)) rs[i] = static_cast<T>(fn::unary<Op>(xs[i]));
-    r = hn::Load(d, rs);
-  }
-  return r;
 }
 
 template <UnaryOp Op, class T>

@@ -2,10 +2,12 @@
 // non-trivial axis holding about kSlabElements elements: the output slab is contiguous, each
 // intermediate lives in a scratch buffer that stays in cache, and slabs run in parallel.
 #include <algorithm>
+#include <optional>
 
 #include "core/storage.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/simd_program.hpp"
 #include "graph/fused_kernel.hpp"
 
 namespace tensora::graph_detail {
@@ -135,10 +137,77 @@ void prefetch_part(std::span<const Tensor> inputs, const Tensor& out, std::int64
   fetch(out, true);
 }
 
+// A fused kernel as a straight-line vector program, when every step is an F32 (or every step an
+// F64) arithmetic or unary op with a vector form and every input has that dtype. Registers:
+// the external inputs, then one per scratch slot, then the result.
+struct VectorProgram {
+  std::vector<simd::VectorOp> ops;
+  int registers = 0;
+  int result = 0;
+};
+
+std::optional<VectorProgram> vector_program(const FusedKernel& k, std::span<const Tensor> inputs,
+                                            const SlotPlan& slots) {
+  const DType dtype = k.dtype;
+  if (dtype != DType::F32 && dtype != DType::F64) return std::nullopt;
+  for (const auto& t : inputs)
+    if (t.dtype() != dtype) return std::nullopt;
+  const auto num_inputs = static_cast<int>(inputs.size());
+  VectorProgram p;
+  p.result = num_inputs + slots.count;
+  p.registers = p.result + 1;
+  auto reg = [&](int arg) { return arg < 0 ? -arg - 1 : (slots.slot[static_cast<std::size_t>(arg)] < 0 ? p.result : num_inputs + slots.slot[static_cast<std::size_t>(arg)]); };
+  for (std::size_t i = 0; i < k.steps.size(); ++i) {
+    const auto& s = k.steps[i];
+    if (s.dtype != dtype || (s.kind != OpKind::Unary && s.kind != OpKind::Binary)) return std::nullopt;
+    const int dst = slots.slot[i] < 0 ? p.result : num_inputs + slots.slot[i];
+    const int a = reg(s.args[0]), b = s.kind == OpKind::Binary ? reg(s.args[1]) : a;
+    p.ops.push_back({s.kind == OpKind::Unary, s.binary, s.unary, dst, a, b});
+  }
+  if (!simd::program_supported(p.ops.data(), static_cast<int>(p.ops.size()), p.registers)) return std::nullopt;
+  return p;
+}
+
+template <class T>
+void run_vector_program(const VectorProgram& p, std::span<const Tensor> inputs, const std::vector<bool>& scalar,
+                        const Tensor& out, std::int64_t lo, std::int64_t n) {
+  std::vector<const T*> ptrs;
+  std::vector<std::int64_t> strides;
+  for (std::size_t j = 0; j < inputs.size(); ++j) {
+    const T* base = static_cast<const T*>(inputs[j].element_ptr());
+    ptrs.push_back(scalar[j] ? base : base + lo);
+    strides.push_back(scalar[j] ? 0 : 1);
+  }
+  T* dst = static_cast<T*>(const_cast<void*>(out.element_ptr())) + lo;
+  const auto count = static_cast<int>(p.ops.size());
+  const auto num_inputs = static_cast<int>(inputs.size());
+  if constexpr (std::is_same_v<T, float>)
+    simd::run_program_f32(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.registers, p.result, dst, n);
+  else
+    simd::run_program_f64(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.registers, p.result, dst, n);
+}
+
 void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor& out, Engine& engine) {
   const std::int64_t total = out.numel();
   const Device device = out.device();
   const SlotPlan slots = plan_slots(k);
+  std::vector<bool> scalar(inputs.size());  // one-element inputs broadcast (stride 0)
+  for (std::size_t j = 0; j < inputs.size(); ++j) scalar[j] = inputs[j].numel() == 1 && total > 1;
+  if (const auto program = vector_program(k, inputs, slots)) {
+    // Contiguous ranges, a few per thread; each range streams through the program block by block.
+    const std::int64_t chunks = std::min<std::int64_t>((total + kFlatRun - 1) / kFlatRun,
+                                                       4 * static_cast<std::int64_t>(engine.threads()));
+    auto range = [&](std::int64_t c0, std::int64_t c1) {
+      for (std::int64_t c = c0; c < c1; ++c) {
+        const std::int64_t lo = c * total / chunks, hi = (c + 1) * total / chunks;
+        if (k.dtype == DType::F32) run_vector_program<float>(*program, inputs, scalar, out, lo, hi - lo);
+        else run_vector_program<double>(*program, inputs, scalar, out, lo, hi - lo);
+      }
+    };
+    if (chunks <= 1) range(0, 1);
+    else engine.parallel_for(chunks, 1, range);
+    return;
+  }
   std::size_t widest = 1;
   for (const auto& s : k.steps) widest = std::max(widest, size_of(s.dtype));
   const std::int64_t run = std::min(total, kFlatRun);
@@ -148,8 +217,6 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
   // alias a recent store 4 KiB away stall).
   constexpr std::int64_t kStagger = 320;
   const std::int64_t slot_bytes = run * static_cast<std::int64_t>(widest) + kStagger;
-  std::vector<bool> scalar(inputs.size());  // one-element inputs broadcast (stride 0)
-  for (std::size_t j = 0; j < inputs.size(); ++j) scalar[j] = inputs[j].numel() == 1 && total > 1;
   auto task = [&](std::int64_t r0, std::int64_t r1) {
     CpuEngine serial = CpuEngine::serial(device);
     const auto block = Storage::allocate(static_cast<std::size_t>((slots.count + 1) * slot_bytes), device);

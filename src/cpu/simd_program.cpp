@@ -1,0 +1,147 @@
+// The fused-program interpreter (cpu/simd_program.hpp), compiled once per SIMD target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/simd_program.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
+#include "cpu/simd_ops-inl.h"
+#include "cpu/simd_program.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensora::simd::HWY_NAMESPACE {
+
+// Elements per block: every register of a block stays in L1, and the switch per op is paid
+// once per kBlock elements.
+constexpr int64_t kBlock = 256;
+
+template <class T, class D>
+HWY_INLINE void BinaryBlock(D d, BinaryOp op, const T* a, const T* b, T* out) {
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  switch (op) {
+#define TENSORA_PROGRAM_BINARY(name)                                                   \
+  case BinaryOp::name:                                                                 \
+    for (int64_t j = 0; j < kBlock; j += N)                                            \
+      hn::StoreU(Bin<BinaryOp::name>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j)), d, out + j); \
+    return;
+    TENSORA_PROGRAM_BINARY(Add) TENSORA_PROGRAM_BINARY(Sub) TENSORA_PROGRAM_BINARY(Mul)
+    TENSORA_PROGRAM_BINARY(Div) TENSORA_PROGRAM_BINARY(Maximum) TENSORA_PROGRAM_BINARY(Minimum)
+#undef TENSORA_PROGRAM_BINARY
+    default: return;
+  }
+}
+
+template <class T, class D>
+HWY_INLINE void UnaryBlock(D d, UnaryOp op, const T* in, T* out) {
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  switch (op) {
+#define TENSORA_PROGRAM_UNARY(name)                                                       \
+  case UnaryOp::name:                                                                     \
+    for (int64_t j = 0; j < kBlock; j += N)                                               \
+      hn::StoreU(UnChecked<UnaryOp::name>(d, hn::LoadU(d, in + j)), d, out + j);            \
+    return;
+    TENSORA_PROGRAM_UNARY(Neg) TENSORA_PROGRAM_UNARY(Abs) TENSORA_PROGRAM_UNARY(Exp)
+    TENSORA_PROGRAM_UNARY(Expm1) TENSORA_PROGRAM_UNARY(Log) TENSORA_PROGRAM_UNARY(Log1p)
+    TENSORA_PROGRAM_UNARY(Sqrt) TENSORA_PROGRAM_UNARY(Rsqrt) TENSORA_PROGRAM_UNARY(Sin)
+    TENSORA_PROGRAM_UNARY(Cos) TENSORA_PROGRAM_UNARY(Tanh) TENSORA_PROGRAM_UNARY(Sigmoid)
+    TENSORA_PROGRAM_UNARY(Floor) TENSORA_PROGRAM_UNARY(Ceil) TENSORA_PROGRAM_UNARY(Round)
+#undef TENSORA_PROGRAM_UNARY
+    default: return;
+  }
+}
+
+template <class T>
+HWY_INLINE void Program(const VectorOp* ops, int count, const T* const* inputs, const int64_t* strides,
+                        int num_inputs, int registers, int result, T* out, int64_t n) {
+  const hn::ScalableTag<T> d;
+  // Temporaries, the broadcast one-value inputs, and a padded copy of each run input for the
+  // last (partial) block. Padding lanes hold 1, a value every op takes without a special case.
+  HWY_ALIGN T temp[kMaxProgramRegisters][kBlock];
+  const T* src[kMaxProgramRegisters];
+  for (int r = 0; r < num_inputs; ++r)
+    if (strides[r] == 0)
+      for (int64_t j = 0; j < kBlock; ++j) temp[r][j] = inputs[r][0];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t len = n - i < kBlock ? n - i : kBlock;
+    for (int r = 0; r < num_inputs; ++r) {
+      if (strides[r] == 0) {
+        src[r] = temp[r];
+      } else if (len == kBlock) {
+        src[r] = inputs[r] + i;
+      } else {
+        for (int64_t j = 0; j < kBlock; ++j) temp[r][j] = j < len ? inputs[r][i + j] : T(1);
+        src[r] = temp[r];
+      }
+    }
+    T* dst_result = len == kBlock ? out + i : temp[result];
+    for (int k = 0; k < count; ++k) {
+      const VectorOp& op = ops[k];
+      T* dst = op.dst == result ? dst_result : temp[op.dst];
+      const T* a = op.a < num_inputs ? src[op.a] : temp[op.a];
+      if (op.is_unary) {
+        UnaryBlock(d, op.unary, a, dst);
+      } else {
+        const T* b = op.b < num_inputs ? src[op.b] : temp[op.b];
+        BinaryBlock(d, op.binary, a, b, dst);
+      }
+    }
+    if (len < kBlock)
+      for (int64_t j = 0; j < len; ++j) out[i + j] = temp[result][j];
+  }
+  (void)registers;
+}
+
+void ProgramF32(const VectorOp* ops, int count, const float* const* inputs, const int64_t* strides, int num_inputs,
+                int registers, int result, float* out, int64_t n) {
+  Program(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+}
+void ProgramF64(const VectorOp* ops, int count, const double* const* inputs, const int64_t* strides, int num_inputs,
+                int registers, int result, double* out, int64_t n) {
+  Program(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+}
+
+}  // namespace tensora::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tensora::simd {
+
+HWY_EXPORT(ProgramF32);
+HWY_EXPORT(ProgramF64);
+
+bool program_supported(const VectorOp* ops, int count, int registers) {
+  if (registers > kMaxProgramRegisters) return false;
+  for (int k = 0; k < count; ++k) {
+    const VectorOp& op = ops[k];
+    if (op.is_unary) {
+      switch (op.unary) {
+        case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log:
+        case UnaryOp::Log1p: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Sin: case UnaryOp::Cos:
+        case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+          break;
+        default:
+          return false;
+      }
+    } else {
+      switch (op.binary) {
+        case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Maximum:
+        case BinaryOp::Minimum:
+          break;
+        default:
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+void run_program_f32(const VectorOp* ops, int count, const float* const* inputs, const std::int64_t* strides,
+                     int num_inputs, int registers, int result, float* out, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ProgramF32)(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+}
+void run_program_f64(const VectorOp* ops, int count, const double* const* inputs, const std::int64_t* strides,
+                     int num_inputs, int registers, int result, double* out, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ProgramF64)(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+}
+
+}  // namespace tensora::simd
+#endif  // HWY_ONCE
