@@ -212,17 +212,18 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
   for (const auto& s : k.steps) widest = std::max(widest, size_of(s.dtype));
   const std::int64_t run = std::min(total, kFlatRun);
   const std::int64_t runs = (total + run - 1) / run;
-  // One scratch block per task; slot i starts (i + 1) * kStagger bytes past a multiple of its
-  // size, so the slots and the streamed inputs do not share their low address bits (loads that
-  // alias a recent store 4 KiB away stall).
+  // One scratch block per task. Slot i starts at i * stride + (i + 1) * kStagger: the stride is
+  // a whole number of cache lines, and the growing stagger keeps the slots and the streamed
+  // inputs from sharing their low address bits (loads that alias a recent store 4 KiB away
+  // stall). Offsets are multiples of 64, so of every element size.
   constexpr std::int64_t kStagger = 320;
-  const std::int64_t slot_bytes = run * static_cast<std::int64_t>(widest) + kStagger;
+  const std::int64_t stride = (run * static_cast<std::int64_t>(widest) + 63) / 64 * 64;
+  const std::int64_t block_bytes = slots.count * stride + (slots.count + 1) * kStagger;
   auto task = [&](std::int64_t r0, std::int64_t r1) {
     CpuEngine serial = CpuEngine::serial(device);
-    const auto block = Storage::allocate(static_cast<std::size_t>((slots.count + 1) * slot_bytes), device);
-    // Byte offsets of the slots in the block; multiples of 16, so of every element size.
-    std::vector<std::int64_t> scratch;
-    for (int i = 0; i < slots.count; ++i) scratch.push_back(i * slot_bytes + (i + 1) * kStagger);
+    const auto block = Storage::allocate(static_cast<std::size_t>(block_bytes), device);
+    std::vector<std::int64_t> scratch;  // byte offsets of the slots in the block
+    for (int i = 0; i < slots.count; ++i) scratch.push_back(i * stride + (i + 1) * kStagger);
     std::vector<FlatValue> values(k.steps.size());
     std::vector<FlatValue> args;
     std::vector<Tensor> views;
