@@ -2,6 +2,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_program.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include "cpu/simd_ops-inl.h"
@@ -14,15 +15,27 @@ namespace tensora::simd::HWY_NAMESPACE {
 // once per kBlock elements.
 constexpr int64_t kBlock = 256;
 
-template <class T, class D>
-HWY_INLINE void BinaryBlock(D d, BinaryOp op, const T* a, const T* b, T* out) {
+// One op over a block; a one-value input is made a vector once instead of loaded per vector.
+template <BinaryOp Op, class D, class T>
+HWY_INLINE void BinaryRun(D d, const T* a, bool a_scalar, const T* b, bool b_scalar, T* out) {
   const auto N = static_cast<int64_t>(hn::Lanes(d));
+  if (b_scalar) {
+    const auto vb = hn::Set(d, *b);
+    for (int64_t j = 0; j < kBlock; j += N) hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + j), vb), d, out + j);
+  } else if (a_scalar) {
+    const auto va = hn::Set(d, *a);
+    for (int64_t j = 0; j < kBlock; j += N) hn::StoreU(Bin<Op>(d, va, hn::LoadU(d, b + j)), d, out + j);
+  } else {
+    for (int64_t j = 0; j < kBlock; j += N)
+      hn::StoreU(Bin<Op>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j)), d, out + j);
+  }
+}
+
+template <class T, class D>
+HWY_INLINE void BinaryBlock(D d, BinaryOp op, const T* a, bool a_scalar, const T* b, bool b_scalar, T* out) {
   switch (op) {
-#define TENSORA_PROGRAM_BINARY(name)                                                   \
-  case BinaryOp::name:                                                                 \
-    for (int64_t j = 0; j < kBlock; j += N)                                            \
-      hn::StoreU(Bin<BinaryOp::name>(d, hn::LoadU(d, a + j), hn::LoadU(d, b + j)), d, out + j); \
-    return;
+#define TENSORA_PROGRAM_BINARY(name) \
+  case BinaryOp::name: return BinaryRun<BinaryOp::name>(d, a, a_scalar, b, b_scalar, out);
     TENSORA_PROGRAM_BINARY(Add) TENSORA_PROGRAM_BINARY(Sub) TENSORA_PROGRAM_BINARY(Mul)
     TENSORA_PROGRAM_BINARY(Div) TENSORA_PROGRAM_BINARY(Maximum) TENSORA_PROGRAM_BINARY(Minimum)
 #undef TENSORA_PROGRAM_BINARY
@@ -60,8 +73,18 @@ HWY_INLINE void Program(const VectorOp* ops, int count, const T* const* inputs, 
   for (int r = 0; r < num_inputs; ++r)
     if (strides[r] == 0)
       for (int64_t j = 0; j < kBlock; ++j) temp[r][j] = inputs[r][0];
+  // A block computes for about as long as memory takes to answer, so the next blocks of every
+  // streamed input (and of the output, which is written) are requested kAhead elements early.
+  constexpr int64_t kAhead = 4 * kBlock;
+  constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   for (int64_t i = 0; i < n; i += kBlock) {
     const int64_t len = n - i < kBlock ? n - i : kBlock;
+    if (i + kAhead + kBlock <= n) {
+      for (int r = 0; r < num_inputs; ++r)
+        if (strides[r] != 0)
+          for (int64_t j = 0; j < kBlock; j += kLine) hwy::Prefetch(inputs[r] + i + kAhead + j);
+      for (int64_t j = 0; j < kBlock; j += kLine) __builtin_prefetch(out + i + kAhead + j, 1, 3);
+    }
     for (int r = 0; r < num_inputs; ++r) {
       if (strides[r] == 0) {
         src[r] = temp[r];
@@ -81,7 +104,9 @@ HWY_INLINE void Program(const VectorOp* ops, int count, const T* const* inputs, 
         UnaryBlock(d, op.unary, a, dst);
       } else {
         const T* b = op.b < num_inputs ? src[op.b] : temp[op.b];
-        BinaryBlock(d, op.binary, a, b, dst);
+        const bool a_scalar = op.a < num_inputs && strides[op.a] == 0;
+        const bool b_scalar = op.b < num_inputs && strides[op.b] == 0;
+        BinaryBlock(d, op.binary, a, a_scalar, b, b_scalar, dst);
       }
     }
     if (len < kBlock)
