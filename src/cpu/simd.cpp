@@ -8,6 +8,7 @@
 
 #include "cpu/elementwise_functors.hpp"
 #include "cpu/simd.hpp"
+#include "cpu/simd_op_lists.hpp"
 #include "cpu/simd_ops-inl.h"  // Bin, UnChecked: the per-vector ops
 
 HWY_BEFORE_NAMESPACE();
@@ -51,12 +52,10 @@ HWY_INLINE void BinaryLoop(const T* a, int64_t sa, const T* b, int64_t sb, T* ou
 template <class T>
 HWY_INLINE bool Binary(BinaryOp op, const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n) {
   switch (op) {
-    case BinaryOp::Add: BinaryLoop<BinaryOp::Add>(a, sa, b, sb, out, n); return true;
-    case BinaryOp::Sub: BinaryLoop<BinaryOp::Sub>(a, sa, b, sb, out, n); return true;
-    case BinaryOp::Mul: BinaryLoop<BinaryOp::Mul>(a, sa, b, sb, out, n); return true;
-    case BinaryOp::Div: BinaryLoop<BinaryOp::Div>(a, sa, b, sb, out, n); return true;
-    case BinaryOp::Maximum: BinaryLoop<BinaryOp::Maximum>(a, sa, b, sb, out, n); return true;
-    case BinaryOp::Minimum: BinaryLoop<BinaryOp::Minimum>(a, sa, b, sb, out, n); return true;
+#define TENSORA_BINARY_CASE(name) \
+  case BinaryOp::name: BinaryLoop<BinaryOp::name>(a, sa, b, sb, out, n); return true;
+    TENSORA_SIMD_BINARY_OPS(TENSORA_BINARY_CASE)
+#undef TENSORA_BINARY_CASE
     default: return false;
   }
 }
@@ -93,11 +92,7 @@ HWY_INLINE bool Unary(UnaryOp op, const T* in, T* out, int64_t n) {
   switch (op) {
 #define TENSORA_UNARY_CASE(name) \
   case UnaryOp::name: UnaryLoop<UnaryOp::name>(in, out, n); return true;
-    TENSORA_UNARY_CASE(Neg) TENSORA_UNARY_CASE(Abs) TENSORA_UNARY_CASE(Exp)
-    TENSORA_UNARY_CASE(Expm1) TENSORA_UNARY_CASE(Log) TENSORA_UNARY_CASE(Log1p)
-    TENSORA_UNARY_CASE(Sqrt) TENSORA_UNARY_CASE(Rsqrt) TENSORA_UNARY_CASE(Sin)
-    TENSORA_UNARY_CASE(Cos) TENSORA_UNARY_CASE(Tanh) TENSORA_UNARY_CASE(Sigmoid)
-    TENSORA_UNARY_CASE(Floor) TENSORA_UNARY_CASE(Ceil) TENSORA_UNARY_CASE(Round)
+    TENSORA_SIMD_UNARY_OPS(TENSORA_UNARY_CASE)
 #undef TENSORA_UNARY_CASE
     default: return false;
   }

@@ -5,6 +5,7 @@
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
+#include "cpu/simd_op_lists.hpp"
 #include "cpu/simd_ops-inl.h"
 #include "cpu/simd_program.hpp"
 
@@ -36,8 +37,7 @@ HWY_INLINE void BinaryBlock(D d, BinaryOp op, const T* a, bool a_scalar, const T
   switch (op) {
 #define TENSORA_PROGRAM_BINARY(name) \
   case BinaryOp::name: return BinaryRun<BinaryOp::name>(d, a, a_scalar, b, b_scalar, out);
-    TENSORA_PROGRAM_BINARY(Add) TENSORA_PROGRAM_BINARY(Sub) TENSORA_PROGRAM_BINARY(Mul)
-    TENSORA_PROGRAM_BINARY(Div) TENSORA_PROGRAM_BINARY(Maximum) TENSORA_PROGRAM_BINARY(Minimum)
+    TENSORA_SIMD_BINARY_OPS(TENSORA_PROGRAM_BINARY)
 #undef TENSORA_PROGRAM_BINARY
     default: return;
   }
@@ -52,11 +52,7 @@ HWY_INLINE void UnaryBlock(D d, UnaryOp op, const T* in, T* out) {
     for (int64_t j = 0; j < kBlock; j += N)                                               \
       hn::StoreU(UnChecked<UnaryOp::name>(d, hn::LoadU(d, in + j)), d, out + j);            \
     return;
-    TENSORA_PROGRAM_UNARY(Neg) TENSORA_PROGRAM_UNARY(Abs) TENSORA_PROGRAM_UNARY(Exp)
-    TENSORA_PROGRAM_UNARY(Expm1) TENSORA_PROGRAM_UNARY(Log) TENSORA_PROGRAM_UNARY(Log1p)
-    TENSORA_PROGRAM_UNARY(Sqrt) TENSORA_PROGRAM_UNARY(Rsqrt) TENSORA_PROGRAM_UNARY(Sin)
-    TENSORA_PROGRAM_UNARY(Cos) TENSORA_PROGRAM_UNARY(Tanh) TENSORA_PROGRAM_UNARY(Sigmoid)
-    TENSORA_PROGRAM_UNARY(Floor) TENSORA_PROGRAM_UNARY(Ceil) TENSORA_PROGRAM_UNARY(Round)
+    TENSORA_SIMD_UNARY_OPS(TENSORA_PROGRAM_UNARY)
 #undef TENSORA_PROGRAM_UNARY
     default: return;
   }
@@ -137,24 +133,21 @@ bool program_supported(const VectorOp* ops, int count, int registers) {
   if (registers > kMaxProgramRegisters) return false;
   for (int k = 0; k < count; ++k) {
     const VectorOp& op = ops[k];
+#define TENSORA_SUPPORTED(name) case name:
     if (op.is_unary) {
+      using enum UnaryOp;
       switch (op.unary) {
-        case UnaryOp::Neg: case UnaryOp::Abs: case UnaryOp::Exp: case UnaryOp::Expm1: case UnaryOp::Log:
-        case UnaryOp::Log1p: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Sin: case UnaryOp::Cos:
-        case UnaryOp::Tanh: case UnaryOp::Sigmoid: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-          break;
-        default:
-          return false;
+        TENSORA_SIMD_UNARY_OPS(TENSORA_SUPPORTED) break;
+        default: return false;
       }
     } else {
+      using enum BinaryOp;
       switch (op.binary) {
-        case BinaryOp::Add: case BinaryOp::Sub: case BinaryOp::Mul: case BinaryOp::Div: case BinaryOp::Maximum:
-        case BinaryOp::Minimum:
-          break;
-        default:
-          return false;
+        TENSORA_SIMD_BINARY_OPS(TENSORA_SUPPORTED) break;
+        default: return false;
       }
     }
+#undef TENSORA_SUPPORTED
   }
   return true;
 }

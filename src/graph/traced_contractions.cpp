@@ -49,15 +49,6 @@ std::string config_text(const DotGeneralConfig& c) {
   return s;
 }
 
-void check_contraction_dtypes(std::string_view op, const TracedTensor& a, const TracedTensor& b, Loc where) {
-  check::same_dtype(op, a.dtype(), b.dtype(), where);
-  if (a.dtype() == DType::Bool)
-    check::fail_unsupported_dtype(op, DType::Bool,
-                                  "contractions need a numeric dtype; cast Bool operands to an integer or float "
-                                  "dtype first",
-                                  where);
-}
-
 std::string letters(const Labels& labels) {
   static constexpr std::string_view kAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
   std::string s;
@@ -73,7 +64,7 @@ std::string letters(const Labels& labels) {
 
 TracedTensor dot_general_node(const TracedTensor& lhs, const TracedTensor& rhs, DotGeneralConfig config, Loc where) {
   check_operands("dot_general", {&lhs, &rhs}, where);
-  check_contraction_dtypes("dot_general", lhs, rhs, where);
+  infer::contraction_dtypes("dot_general", lhs.dtype(), rhs.dtype(), where);
   Node n;
   n.kind = OpKind::DotGeneral;
   n.op = "dot_general";
@@ -130,7 +121,7 @@ TracedTensor TracedTensor::matmul(const TracedTensor& rhs, Loc where) const {
   check_operands("matmul", {this, &rhs}, where);
   const DType target = eager_input_promotion_plan("matmul", {dtype(), rhs.dtype()}, device())[0];
   TracedTensor a = convert_to(*this, target, where), b = convert_to(rhs, target, where);
-  check_contraction_dtypes("matmul", a, b, where);
+  infer::contraction_dtypes("matmul", a.dtype(), b.dtype(), where);
   const infer::MatmulForm f = infer::matmul(shape_proxy(a), shape_proxy(b), where);
   if (f.lhs_shape != a.shape()) a = a.broadcast_to(f.lhs_shape, where);
   if (f.rhs_shape != b.shape()) b = b.broadcast_to(f.rhs_shape, where);

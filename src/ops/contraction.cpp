@@ -27,12 +27,7 @@ std::string list(const std::vector<std::int64_t>& v) {
 // Operands, engine, one dtype, a numeric dtype: the checks every contraction makes first.
 void check_operands(const Tensor& lhs, const Tensor& rhs, Engine& engine, SourceLocation where) {
   validate::operands(kOp, engine, {&lhs, &rhs}, where);
-  check::same_dtype(kOp, lhs.dtype(), rhs.dtype(), where);
-  if (lhs.dtype() == DType::Bool)
-    check::fail_unsupported_dtype(kOp, DType::Bool,
-                                  "contractions need a numeric dtype; cast Bool operands to an integer or float "
-                                  "dtype first",
-                                  where);
+  infer::contraction_dtypes(kOp, lhs.dtype(), rhs.dtype(), where);
 }
 
 // Normalizes one dims list of `side` (rank `rank`); out of range or repeated dims throw.
@@ -238,6 +233,15 @@ Tensor matmul(const Tensor& lhs, const Tensor& rhs, Engine& engine, SourceLocati
 std::string blas_backend() { return cpu::blas().name(); }
 
 namespace infer {
+
+void contraction_dtypes(std::string_view op, DType lhs, DType rhs, SourceLocation where) {
+  check::same_dtype(op, lhs, rhs, where);
+  if (lhs == DType::Bool)
+    check::fail_unsupported_dtype(op, DType::Bool,
+                                  "contractions need a numeric dtype; cast Bool operands to an integer or float "
+                                  "dtype first",
+                                  where);
+}
 
 Shape dot_general(const Tensor& lhs, const Tensor& rhs, const DotGeneralConfig& config, SourceLocation where) {
   return plan(lhs, rhs, config, where).shape;

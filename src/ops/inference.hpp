@@ -21,6 +21,8 @@ Result reduction(std::string_view op, const Tensor& x, const std::vector<std::in
                  const ReduceOptions& options, SourceLocation where);
 // cumsum / cumprod.
 Result scan(std::string_view op, const Tensor& x, std::int64_t axis, SourceLocation where);
+// Contractions take operands of one numeric dtype.
+void contraction_dtypes(std::string_view op, DType lhs, DType rhs, SourceLocation where);
 // The result shape of dot_general (operands of one dtype).
 Shape dot_general(const Tensor& lhs, const Tensor& rhs, const DotGeneralConfig& config, SourceLocation where);
 
