@@ -60,7 +60,7 @@ HWY_INLINE void UnaryBlock(D d, UnaryOp op, const T* in, T* out) {
 
 template <class T>
 HWY_INLINE void Program(const VectorOp* ops, int count, const T* const* inputs, const int64_t* strides,
-                        int num_inputs, int registers, int result, T* out, int64_t n) {
+                        int num_inputs, int result, T* out, int64_t n) {
   const hn::ScalableTag<T> d;
   // Temporaries, the broadcast one-value inputs, and a padded copy of each run input for the
   // last (partial) block. Padding lanes hold 1, a value every op takes without a special case.
@@ -108,16 +108,15 @@ HWY_INLINE void Program(const VectorOp* ops, int count, const T* const* inputs, 
     if (len < kBlock)
       for (int64_t j = 0; j < len; ++j) out[i + j] = temp[result][j];
   }
-  (void)registers;
 }
 
 void ProgramF32(const VectorOp* ops, int count, const float* const* inputs, const int64_t* strides, int num_inputs,
-                int registers, int result, float* out, int64_t n) {
-  Program(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+                int result, float* out, int64_t n) {
+  Program(ops, count, inputs, strides, num_inputs, result, out, n);
 }
 void ProgramF64(const VectorOp* ops, int count, const double* const* inputs, const int64_t* strides, int num_inputs,
-                int registers, int result, double* out, int64_t n) {
-  Program(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+                int result, double* out, int64_t n) {
+  Program(ops, count, inputs, strides, num_inputs, result, out, n);
 }
 
 }  // namespace tensora::simd::HWY_NAMESPACE
@@ -153,12 +152,12 @@ bool program_supported(const VectorOp* ops, int count, int registers) {
 }
 
 void run_program_f32(const VectorOp* ops, int count, const float* const* inputs, const std::int64_t* strides,
-                     int num_inputs, int registers, int result, float* out, std::int64_t n) {
-  HWY_DYNAMIC_DISPATCH(ProgramF32)(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+                     int num_inputs, int result, float* out, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ProgramF32)(ops, count, inputs, strides, num_inputs, result, out, n);
 }
 void run_program_f64(const VectorOp* ops, int count, const double* const* inputs, const std::int64_t* strides,
-                     int num_inputs, int registers, int result, double* out, std::int64_t n) {
-  HWY_DYNAMIC_DISPATCH(ProgramF64)(ops, count, inputs, strides, num_inputs, registers, result, out, n);
+                     int num_inputs, int result, double* out, std::int64_t n) {
+  HWY_DYNAMIC_DISPATCH(ProgramF64)(ops, count, inputs, strides, num_inputs, result, out, n);
 }
 
 }  // namespace tensora::simd

@@ -29,8 +29,8 @@ bool program_supported(const VectorOp* ops, int count, int registers);
 // strides[r] (1: a run of n elements; 0: one value for all). Registers from num_inputs on are
 // temporaries; register `result` is stored to out.
 void run_program_f32(const VectorOp* ops, int count, const float* const* inputs, const std::int64_t* strides,
-                     int num_inputs, int registers, int result, float* out, std::int64_t n);
+                     int num_inputs, int result, float* out, std::int64_t n);
 void run_program_f64(const VectorOp* ops, int count, const double* const* inputs, const std::int64_t* strides,
-                     int num_inputs, int registers, int result, double* out, std::int64_t n);
+                     int num_inputs, int result, double* out, std::int64_t n);
 
 }  // namespace tensora::simd

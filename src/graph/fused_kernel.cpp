@@ -1,13 +1,12 @@
-// Runs a fused elementwise kernel slab by slab. A slab is a range of the output's slowest
-// non-trivial axis holding about kSlabElements elements: the output slab is contiguous, each
-// intermediate lives in a scratch buffer that stays in cache, and slabs run in parallel.
+// Runs a fused elementwise kernel in one of three ways (docs/traced.md): as a vector program
+// (cpu/simd_program), as flat runs of the CPU kernels over cache-resident scratch, or slab by
+// slab along the output's slowest non-trivial axis for any other input layout.
 #include <algorithm>
 #include <optional>
 
 #include "core/storage.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"
-#include "cpu/simd_program.hpp"
 #include "graph/fused_kernel.hpp"
 
 namespace tensora::graph_detail {
@@ -15,40 +14,6 @@ namespace tensora::graph_detail {
 namespace {
 
 constexpr std::int64_t kSlabElements = 8192;
-
-// Scratch slots for the steps: a step's buffer is free again after its last reader ran.
-struct SlotPlan {
-  std::vector<int> slot;  // per step; -1 for the result (written into the output)
-  int count = 0;
-};
-
-SlotPlan plan_slots(const FusedKernel& k) {
-  const auto n = static_cast<int>(k.steps.size());
-  std::vector<int> last_use(static_cast<std::size_t>(n), -1);
-  for (int s = 0; s < n; ++s)
-    for (int a : k.steps[static_cast<std::size_t>(s)].args)
-      if (a >= 0) last_use[static_cast<std::size_t>(a)] = s;
-  SlotPlan p;
-  p.slot.assign(static_cast<std::size_t>(n), -1);
-  std::vector<int> free_slots;
-  for (int s = 0; s < n; ++s) {
-    // The result goes to the output; other steps take a free buffer. A step never writes over
-    // its own arguments (a widening cast would overwrite elements it has not read yet).
-    if (s < n - 1) {
-      if (free_slots.empty()) {
-        p.slot[static_cast<std::size_t>(s)] = p.count++;
-      } else {
-        p.slot[static_cast<std::size_t>(s)] = free_slots.back();
-        free_slots.pop_back();
-      }
-    }
-    for (int a : k.steps[static_cast<std::size_t>(s)].args)  // arguments read for the last time here
-      if (a >= 0 && last_use[static_cast<std::size_t>(a)] == s &&
-          std::find(free_slots.begin(), free_slots.end(), p.slot[static_cast<std::size_t>(a)]) == free_slots.end())
-        free_slots.push_back(p.slot[static_cast<std::size_t>(a)]);
-  }
-  return p;
-}
 
 void run_step(const FusedKernel::Step& step, const Tensor& out, const std::vector<Tensor>& args, const Tensor& dense,
               Engine& engine) {
@@ -137,39 +102,8 @@ void prefetch_part(std::span<const Tensor> inputs, const Tensor& out, std::int64
   fetch(out, true);
 }
 
-// A fused kernel as a straight-line vector program, when every step is an F32 (or every step an
-// F64) arithmetic or unary op with a vector form and every input has that dtype. Registers:
-// the external inputs, then one per scratch slot, then the result.
-struct VectorProgram {
-  std::vector<simd::VectorOp> ops;
-  int registers = 0;
-  int result = 0;
-};
-
-std::optional<VectorProgram> vector_program(const FusedKernel& k, std::span<const Tensor> inputs,
-                                            const SlotPlan& slots) {
-  const DType dtype = k.dtype;
-  if (dtype != DType::F32 && dtype != DType::F64) return std::nullopt;
-  for (const auto& t : inputs)
-    if (t.dtype() != dtype) return std::nullopt;
-  const auto num_inputs = static_cast<int>(inputs.size());
-  VectorProgram p;
-  p.result = num_inputs + slots.count;
-  p.registers = p.result + 1;
-  auto reg = [&](int arg) { return arg < 0 ? -arg - 1 : (slots.slot[static_cast<std::size_t>(arg)] < 0 ? p.result : num_inputs + slots.slot[static_cast<std::size_t>(arg)]); };
-  for (std::size_t i = 0; i < k.steps.size(); ++i) {
-    const auto& s = k.steps[i];
-    if (s.dtype != dtype || (s.kind != OpKind::Unary && s.kind != OpKind::Binary)) return std::nullopt;
-    const int dst = slots.slot[i] < 0 ? p.result : num_inputs + slots.slot[i];
-    const int a = reg(s.args[0]), b = s.kind == OpKind::Binary ? reg(s.args[1]) : a;
-    p.ops.push_back({s.kind == OpKind::Unary, s.binary, s.unary, dst, a, b});
-  }
-  if (!simd::program_supported(p.ops.data(), static_cast<int>(p.ops.size()), p.registers)) return std::nullopt;
-  return p;
-}
-
 template <class T>
-void run_vector_program(const VectorProgram& p, std::span<const Tensor> inputs, const std::vector<bool>& scalar,
+void run_vector_program(const FusedKernel::Program& p, std::span<const Tensor> inputs, const std::vector<bool>& scalar,
                         const Tensor& out, std::int64_t lo, std::int64_t n) {
   std::vector<const T*> ptrs;
   std::vector<std::int64_t> strides;
@@ -182,18 +116,17 @@ void run_vector_program(const VectorProgram& p, std::span<const Tensor> inputs, 
   const auto count = static_cast<int>(p.ops.size());
   const auto num_inputs = static_cast<int>(inputs.size());
   if constexpr (std::is_same_v<T, float>)
-    simd::run_program_f32(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.registers, p.result, dst, n);
+    simd::run_program_f32(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.result, dst, n);
   else
-    simd::run_program_f64(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.registers, p.result, dst, n);
+    simd::run_program_f64(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.result, dst, n);
 }
 
 void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor& out, Engine& engine) {
   const std::int64_t total = out.numel();
   const Device device = out.device();
-  const SlotPlan slots = plan_slots(k);
   std::vector<bool> scalar(inputs.size());  // one-element inputs broadcast (stride 0)
   for (std::size_t j = 0; j < inputs.size(); ++j) scalar[j] = inputs[j].numel() == 1 && total > 1;
-  if (const auto program = vector_program(k, inputs, slots)) {
+  if (const auto& program = k.program) {
     // Contiguous ranges, a few per thread; each range streams through the program block by block.
     const std::int64_t chunks = std::min<std::int64_t>((total + kFlatRun - 1) / kFlatRun,
                                                        4 * static_cast<std::int64_t>(engine.threads()));
@@ -218,12 +151,12 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
   // stall). Offsets are multiples of 64, so of every element size.
   constexpr std::int64_t kStagger = 320;
   const std::int64_t stride = (run * static_cast<std::int64_t>(widest) + 63) / 64 * 64;
-  const std::int64_t block_bytes = slots.count * stride + (slots.count + 1) * kStagger;
+  const std::int64_t block_bytes = k.slot_count * stride + (k.slot_count + 1) * kStagger;
   auto task = [&](std::int64_t r0, std::int64_t r1) {
     CpuEngine serial = CpuEngine::serial(device);
     const auto block = Storage::allocate(static_cast<std::size_t>(block_bytes), device);
     std::vector<std::int64_t> scratch;  // byte offsets of the slots in the block
-    for (int i = 0; i < slots.count; ++i) scratch.push_back(i * stride + (i + 1) * kStagger);
+    for (int i = 0; i < k.slot_count; ++i) scratch.push_back(i * stride + (i + 1) * kStagger);
     std::vector<FlatValue> values(k.steps.size());
     std::vector<FlatValue> args;
     std::vector<Tensor> views;
@@ -244,7 +177,7 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
             args.push_back({&t.storage(), t.offset() + (scalar[j] ? 0 : lo), scalar[j] ? 0 : 1, t.dtype()});
           }
         }
-        const int slot = slots.slot[i];
+        const int slot = k.slot[i];
         values[i] = slot < 0 ? FlatValue{&out.storage(), out.offset() + lo, 1, step.dtype}
                              : FlatValue{&block,
                                          scratch[static_cast<std::size_t>(slot)] /
@@ -272,6 +205,51 @@ void run_flat(const FusedKernel& k, std::span<const Tensor> inputs, const Tensor
 
 }  // namespace
 
+void plan_fused_kernel(FusedKernel& k, const std::vector<DType>& input_dtypes) {
+  const auto n = static_cast<int>(k.steps.size());
+  const auto at = [](int i) { return static_cast<std::size_t>(i); };
+  std::vector<int> last_use(at(n), -1);
+  for (int s = 0; s < n; ++s)
+    for (int a : k.steps[at(s)].args)
+      if (a >= 0) last_use[at(a)] = s;
+  k.slot.assign(at(n), -1);
+  k.slot_count = 0;
+  std::vector<int> free_slots;
+  for (int s = 0; s < n; ++s) {
+    // The result goes to the output; other steps take a free buffer. A step never writes over
+    // its own arguments (a widening cast would overwrite elements it has not read yet).
+    if (s < n - 1) {
+      if (free_slots.empty()) {
+        k.slot[at(s)] = k.slot_count++;
+      } else {
+        k.slot[at(s)] = free_slots.back();
+        free_slots.pop_back();
+      }
+    }
+    for (int a : k.steps[at(s)].args)  // arguments read for the last time here
+      if (a >= 0 && last_use[at(a)] == s &&
+          std::find(free_slots.begin(), free_slots.end(), k.slot[at(a)]) == free_slots.end())
+        free_slots.push_back(k.slot[at(a)]);
+  }
+
+  k.program.reset();
+  if (k.dtype != DType::F32 && k.dtype != DType::F64) return;
+  for (const DType d : input_dtypes)
+    if (d != k.dtype) return;
+  const auto num_inputs = static_cast<int>(input_dtypes.size());
+  FusedKernel::Program p;
+  p.result = num_inputs + k.slot_count;
+  // The register of an argument: an external input, a scratch slot or the result.
+  auto reg = [&](int arg) { return arg < 0 ? -arg - 1 : (k.slot[at(arg)] < 0 ? p.result : num_inputs + k.slot[at(arg)]); };
+  for (int i = 0; i < n; ++i) {
+    const auto& s = k.steps[at(i)];
+    if (s.dtype != k.dtype || (s.kind != OpKind::Unary && s.kind != OpKind::Binary)) return;
+    const int a = reg(s.args[0]), b = s.kind == OpKind::Binary ? reg(s.args[1]) : a;
+    p.ops.push_back({s.kind == OpKind::Unary, s.binary, s.unary, reg(i), a, b});
+  }
+  if (simd::program_supported(p.ops.data(), static_cast<int>(p.ops.size()), p.result + 1)) k.program = std::move(p);
+}
+
 Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& engine) {
   const Device device = inputs.empty() ? engine.device() : inputs.front().device();
   Tensor out = Tensor::empty(k.shape, k.dtype, device);
@@ -292,7 +270,6 @@ Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& e
   const std::int64_t per_index = total / extent;
   const std::int64_t height = std::max<std::int64_t>(1, kSlabElements / per_index);
   const std::int64_t slabs = (extent + height - 1) / height;
-  const SlotPlan slots = plan_slots(k);
   std::size_t widest = 1;
   for (const auto& s : k.steps) widest = std::max(widest, size_of(s.dtype));
   for (const auto& t : external) widest = std::max(widest, size_of(t.dtype()));
@@ -301,7 +278,7 @@ Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& e
   auto body = [&](std::int64_t s0, std::int64_t s1) {
     CpuEngine serial = CpuEngine::serial(device);
     std::vector<std::shared_ptr<Storage>> scratch;
-    for (int i = 0; i <= slots.count; ++i) scratch.push_back(Storage::allocate(slab_bytes, device));
+    for (int i = 0; i <= k.slot_count; ++i) scratch.push_back(Storage::allocate(slab_bytes, device));
     std::vector<Tensor> values(k.steps.size());
     std::vector<Tensor> args;
     for (std::int64_t s = s0; s < s1; ++s) {
@@ -317,7 +294,7 @@ Tensor run_fused(const FusedKernel& k, std::span<const Tensor> inputs, Engine& e
         args.clear();
         for (int a : step.args)
           args.push_back(a >= 0 ? values[static_cast<std::size_t>(a)] : piece(external[static_cast<std::size_t>(-a - 1)]));
-        const int slot = slots.slot[i];
+        const int slot = k.slot[i];
         values[i] = slot < 0 ? piece(out)
                              : Tensor(scratch[static_cast<std::size_t>(slot)], shape, strides, 0, step.dtype, device);
         const Tensor dense(scratch.back(), shape, strides, 0, args.empty() ? step.dtype : args[0].dtype(), device);

@@ -100,6 +100,9 @@ Graph fuse_elementwise(const Graph& g) {
       step_of[member.get()] = static_cast<int>(kernel->steps.size());
       kernel->steps.push_back(std::move(step));
     }
+    std::vector<DType> input_dtypes;
+    for (const auto& e : externals) input_dtypes.push_back(e->dtype);
+    plan_fused_kernel(*kernel, input_dtypes);
     Node f;
     f.kind = OpKind::Fused;
     f.op = "fused";
