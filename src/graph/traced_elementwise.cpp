@@ -5,6 +5,7 @@
 #include "eager/direct_ops.hpp"
 #include "eager/promotion.hpp"
 #include "graph/graph_builder.hpp"
+#include "ops/inference.hpp"
 #include "ops/validate.hpp"
 #include "tensora/eager.hpp"
 
@@ -13,11 +14,6 @@ namespace tensora {
 namespace graph_detail {
 
 namespace {
-
-void check_accepts(const ElementwiseInfo& inf, DType dtype, Loc where, std::string_view name = {}) {
-  if (!accepts(inf, dtype))
-    check::fail_unsupported_dtype(name.empty() ? inf.name : name, dtype, std::string(inf.hint), where);
-}
 
 Node elementwise(OpKind kind, std::string_view op, DType dtype, Shape shape, Device device, Loc where,
                  std::vector<NodePtr> inputs) {
@@ -37,7 +33,7 @@ Node elementwise(OpKind kind, std::string_view op, DType dtype, Shape shape, Dev
 TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where) {
   const auto& inf = info(op);
   check_operands(inf.name, {&x}, where);
-  check_accepts(inf, x.dtype(), where);
+  infer::elementwise_accepts(inf, x.dtype(), where);
   Node n = elementwise(OpKind::Unary, inf.name, result_dtype(inf, x.dtype()), x.shape(), x.device(), where,
                        {x.node()});
   n.unary = op;
@@ -49,11 +45,8 @@ TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where) {
 TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor& b, Loc where) {
   const auto& inf = info(op);
   check_operands(inf.name, {&a, &b}, where);
-  check::same_dtype(inf.name, a.dtype(), b.dtype(), where);
-  check_accepts(inf, a.dtype(), where);
-  Shape shape = a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), inf.name, where);
-  Node n = elementwise(OpKind::Binary, inf.name, result_dtype(inf, a.dtype()), std::move(shape), a.device(),
-                       where, {a.node(), b.node()});
+  infer::Result r = infer::elementwise_binary(op, a.dtype(), b.dtype(), a.shape(), b.shape(), where);
+  Node n = elementwise(OpKind::Binary, inf.name, r.dtype, std::move(r.shape), a.device(), where, {a.node(), b.node()});
   n.binary = op;
   n.exec = [op, where](std::span<const Tensor> in, Engine& e) {
     return eager_detail::run_binary(op, in[0], in[1], e, where);
@@ -64,10 +57,7 @@ TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor&
 
 TracedTensor select_node(const TracedTensor& pred, const TracedTensor& a, const TracedTensor& b, Loc where) {
   check_operands("select", {&pred, &a, &b}, where);
-  check::same_dtype("select", DType::Bool, pred.dtype(), where);
-  check::same_dtype("select", a.dtype(), b.dtype(), where);
-  Shape shape = broadcast_shapes(broadcast_shapes(pred.shape(), a.shape(), "select", where), b.shape(), "select",
-                                 where);
+  Shape shape = infer::select(pred.dtype(), a.dtype(), b.dtype(), pred.shape(), a.shape(), b.shape(), where);
   Node n = elementwise(OpKind::Select, "select", a.dtype(), std::move(shape), a.device(), where,
                        {pred.node(), a.node(), b.node()});
   n.exec = [where](std::span<const Tensor> in, Engine& e) { return tensora::select(in[0], in[1], in[2], e, where); };
@@ -190,7 +180,7 @@ TracedTensor TracedTensor::clamp(Scalar lo, Scalar hi, Loc where) const {
   const DType t1 = eager_detail::scalar_target(accepts, dtype(), lo.kind(), device());
   const DType target = eager_detail::scalar_target(accepts, t1, hi.kind(), device());
   const TracedTensor x = convert_to(*this, target, where);
-  check_accepts(info(BinaryOp::Maximum), target, where, "clamp");
+  infer::elementwise_accepts(info(BinaryOp::Maximum), target, where, "clamp");
   (void)validate::weak_scalar("clamp", lo, target, device(), where);  // the bounds must fit
   (void)validate::weak_scalar("clamp", hi, target, device(), where);
   Node n;

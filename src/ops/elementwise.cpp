@@ -7,17 +7,12 @@
 #include "cpu/kernels.hpp"
 #include "cpu/transpose_copy.hpp"
 #include "ops/elementwise_catalog.hpp"
+#include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
 namespace tensora {
 
 namespace {
-
-// `name` is the op the caller sees (clamp validates through maximum's entry).
-void check_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name = {}) {
-  if (!accepts(op, dtype))
-    check::fail_unsupported_dtype(name.empty() ? op.name : name, dtype, std::string(op.hint), where);
-}
 
 const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storage, SourceLocation where) {
   if (t.shape() == shape) return t;
@@ -112,11 +107,9 @@ BinaryPlan plan_binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& en
                        SourceLocation where) {
   const ElementwiseInfo& inf = info(op);
   validate::operands(inf.name, engine, {&a, &b}, where);
-  check::same_dtype(inf.name, a.dtype(), b.dtype(), where);
-  check_accepts(inf, a.dtype(), where);
-  Shape shape = a.shape() == b.shape() ? a.shape() : broadcast_shapes(a.shape(), b.shape(), inf.name, where);
+  infer::Result r = infer::elementwise_binary(op, a.dtype(), b.dtype(), a.shape(), b.shape(), where);
   check_divisor(op, b, engine, where);
-  return {std::move(shape), result_dtype(inf, a.dtype())};
+  return {std::move(r.shape), r.dtype};
 }
 
 void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Engine& engine,
@@ -152,7 +145,7 @@ void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, 
 DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
   const ElementwiseInfo& inf = info(op);
   validate::operands(inf.name, engine, {&x}, where);
-  check_accepts(inf, x.dtype(), where);
+  infer::elementwise_accepts(inf, x.dtype(), where);
   return result_dtype(inf, x.dtype());
 }
 
@@ -254,7 +247,7 @@ TENSORA_UNARY_METHODS(isfinite, IsFinite)
 
 Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
   validate::operands("clamp", engine, {this}, where);
-  check_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
+  infer::elementwise_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
   const Tensor lo_t = validate::weak_scalar("clamp", lo, dtype_, device_, where);
   const Tensor hi_t = validate::weak_scalar("clamp", hi, dtype_, device_, where);
   return clamp(lo_t, hi_t, engine, where);
@@ -263,7 +256,7 @@ Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
 Tensor Tensor::clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc where) const {
   validate::operands("clamp", engine, {this, &lo, &hi}, where);
   validate::same_dtypes("clamp", {this, &lo, &hi}, where);
-  check_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
+  infer::elementwise_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
   const Shape shape = broadcast_shapes(broadcast_shapes(shape_, lo.shape(), "clamp", where), hi.shape(), "clamp", where);
   Tensor out = Tensor::empty(shape, dtype_, device_, where);
   run_binary(BinaryOp::Maximum, out, *this, lo, engine, where);
@@ -273,10 +266,7 @@ Tensor Tensor::clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc whe
 
 Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
   validate::operands("select", engine, {&pred, &a, &b}, where);
-  check::same_dtype("select", DType::Bool, pred.dtype(), where);
-  check::same_dtype("select", a.dtype(), b.dtype(), where);
-  const Shape shape =
-      broadcast_shapes(broadcast_shapes(pred.shape(), a.shape(), "select", where), b.shape(), "select", where);
+  const Shape shape = infer::select(pred.dtype(), a.dtype(), b.dtype(), pred.shape(), a.shape(), b.shape(), where);
   Tensor out = Tensor::empty(shape, a.dtype(), a.device(), where);
   Tensor pv, av, bv;
   cpu::select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
@@ -300,5 +290,30 @@ Tensor Tensor::cast(DType dtype, Engine& engine, Loc where) const {
   cpu::cast(out, *this, engine);
   return out;
 }
+
+namespace infer {
+
+void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name) {
+  if (!accepts(op, dtype))
+    check::fail_unsupported_dtype(name.empty() ? op.name : name, dtype, std::string(op.hint), where);
+}
+
+Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_shape, const Shape& rhs_shape,
+                          SourceLocation where) {
+  const ElementwiseInfo& inf = info(op);
+  check::same_dtype(inf.name, lhs, rhs, where);
+  elementwise_accepts(inf, lhs, where);
+  Shape shape = lhs_shape == rhs_shape ? lhs_shape : broadcast_shapes(lhs_shape, rhs_shape, inf.name, where);
+  return {std::move(shape), result_dtype(inf, lhs)};
+}
+
+Shape select(DType pred, DType a, DType b, const Shape& pred_shape, const Shape& a_shape, const Shape& b_shape,
+             SourceLocation where) {
+  check::same_dtype("select", DType::Bool, pred, where);
+  check::same_dtype("select", a, b, where);
+  return broadcast_shapes(broadcast_shapes(pred_shape, a_shape, "select", where), b_shape, "select", where);
+}
+
+}  // namespace infer
 
 }  // namespace tensora

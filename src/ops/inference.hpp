@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ops/elementwise_catalog.hpp"
 #include "tensora/tensor.hpp"
 
 namespace tensora::infer {
@@ -14,6 +15,16 @@ struct Result {
   Shape shape;
   DType dtype;
 };
+
+// The elementwise catalog's dtype check: UnsupportedDType naming `name` (default: the op) with
+// the catalog's hint when the op does not take `dtype` (clamp checks through maximum's entry).
+void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name = {});
+// A binary elementwise op on operands of one dtype: the broadcast shape and the result dtype.
+Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_shape, const Shape& rhs_shape,
+                          SourceLocation where);
+// select(pred, a, b): a Bool predicate, a and b of one dtype; the three shapes broadcast.
+Shape select(DType pred, DType a, DType b, const Shape& pred_shape, const Shape& a_shape, const Shape& b_shape,
+             SourceLocation where);
 
 // A reduction by its direct name ("sum", "mean", "var", "all", "argmax", ...). For argmax/argmin
 // `axes` holds the one axis.
