@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "cpu/element_access.hpp"
-#include "cpu/elementwise_functors.hpp"
+#include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "core/value_cast.hpp"
-#include "cpu/elementwise_functors.hpp"
+#include "ops/elementwise_functors.hpp"
 
 namespace tensora {
 

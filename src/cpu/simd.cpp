@@ -6,7 +6,7 @@
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
-#include "cpu/elementwise_functors.hpp"
+#include "ops/elementwise_functors.hpp"
 #include "cpu/simd.hpp"
 #include "cpu/simd_op_lists.hpp"
 #include "cpu/simd_ops-inl.h"  // Bin, UnChecked: the per-vector ops

@@ -11,7 +11,7 @@
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
-#include "cpu/elementwise_functors.hpp"
+#include "ops/elementwise_functors.hpp"
 #include "ops/elementwise_catalog.hpp"
 
 HWY_BEFORE_NAMESPACE();

@@ -9,7 +9,7 @@
 #include "core/dispatch.hpp"
 #include "core/strided_loop.hpp"
 #include "cpu/element_access.hpp"
-#include "cpu/elementwise_functors.hpp"
+#include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
 
 namespace tensora::cpu {

@@ -1,5 +1,6 @@
 // The scalar definition of every elementwise primitive, written once as templates over the
-// compute type (F16/BF16 compute in float). SIMD kernels must agree with these.
+// compute type (F16/BF16 compute in float): the catalog's functors. Every backend computes
+// with these (the CPU backend's SIMD kernels must agree with them).
 #pragma once
 
 #include <cmath>
