@@ -47,7 +47,10 @@ constexpr double kSplitMinWork = 1 << 21;             // one product is cut into
 constexpr std::int64_t kSplitMinBatch = 8;            // with this many products, never cut one
 constexpr std::int64_t kSplitMinExtent = 512;         // nor a product narrower than this
 constexpr std::int64_t kBlockWide = 512;              // block width from an extent of 1024
-constexpr std::int64_t kBlasMinBlock = 128;           // BLAS blocks: at least this wide
+// BLAS blocks: at least this wide. BLIS computes products with an extent below its "sup"
+// thresholds (up to 512 on zen) with other kernels, so a narrower block of a product that is
+// above them would change bits (seen on AMD EPYC: 143-row blocks of a 1001x333x777 F32 product).
+constexpr std::int64_t kBlasMinBlock = 512;
 
 // The dtype a product is computed in: F16/BF16 in F32 (rounded once at the end), integers in
 // unsigned arithmetic of at least 32 bits (wraps modulo 2^bits, then truncates).
@@ -204,9 +207,10 @@ std::int64_t generic_block_width(std::int64_t batch, std::int64_t m, std::int64_
 // Blocks of one product on the BLAS path: one per engine thread the batch leaves idle. Every
 // block is a call that packs the whole other operand again (10% of a 2048 product in 4 blocks
 // on one thread), so a serial engine makes one call. The thread count may decide the cut
-// because a cut of C's columns (or rows) changes no element's arithmetic: the BLAS blocks k
-// from k alone and computes edge tiles with the same micro-kernel (docs/contractions.md; the
-// bitwise serial/parallel tests cover products that split).
+// because a cut of C's columns (or rows) changes no element's arithmetic as long as each block
+// stays on the BLAS's large-product path (kBlasMinBlock): the BLAS blocks k from k alone and
+// computes edge tiles with the same micro-kernel (docs/contractions.md; the bitwise
+// serial/parallel tests cover products that split).
 std::int64_t blas_block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, int threads) {
   const std::int64_t d = std::max(m, n);
   if (threads <= batch || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kSplitMinWork)
