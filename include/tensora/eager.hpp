@@ -1,4 +1,4 @@
-// The eager front door (DESIGN.md section 7): ops run at once on an engine, inputs are promoted
+// The eager front door: ops run at once on an engine, inputs are promoted
 // along the lattice, and a tape records what reverse and forward mode autodiff need.
 // Semantics, the promotion plan table and AD conventions: docs/eager.md.
 #pragma once
@@ -65,6 +65,65 @@ class EagerTensor {
   // The same value as a constant, cut off from the tape.
   EagerTensor detach() const;
 
+  // ---- the direct op set as methods, run on the thread's active session -------------------
+  // x.exp(), a.add(b), a.matmul(b), x.sum({0}), ... mean s.exp(x), s.add(a, b), ... with s the
+  // session of the enclosing with_eager_session (InvalidArgument outside one).
+  using Loc = SourceLocation;
+  using Axes = std::vector<std::int64_t>;
+#define TENSORA_EAGER_TENSOR_BINARY(name, ...)                                     \
+  EagerTensor name(const EagerTensor& other, Loc where = Loc::current()) const;    \
+  EagerTensor name(Scalar other, Loc where = Loc::current()) const;
+#define TENSORA_EAGER_TENSOR_UNARY(name, ...) EagerTensor name(Loc where = Loc::current()) const;
+#define TENSORA_EAGER_TENSOR_REDUCTION_Axes(name)                                                   \
+  EagerTensor name(Axes axes, ReduceOptions options = {}, Loc where = Loc::current()) const;        \
+  EagerTensor name(Loc where = Loc::current()) const;
+#define TENSORA_EAGER_TENSOR_REDUCTION_Axis(name) EagerTensor name(std::int64_t axis, Loc where = Loc::current()) const;
+#define TENSORA_EAGER_TENSOR_REDUCTION_Scan(name) EagerTensor name(std::int64_t axis, Loc where = Loc::current()) const;
+#define TENSORA_EAGER_TENSOR_REDUCTION(name, Enum, accepts, result, ad, form, ...) \
+  TENSORA_EAGER_TENSOR_REDUCTION_##form(name)
+  TENSORA_BINARY_OPS(TENSORA_EAGER_TENSOR_BINARY)
+  TENSORA_UNARY_OPS(TENSORA_EAGER_TENSOR_UNARY)
+  TENSORA_REDUCTIONS(TENSORA_EAGER_TENSOR_REDUCTION)
+#define TENSORA_EAGER_TENSOR_AXIS_OP(name, ...) TENSORA_EAGER_TENSOR_REDUCTION_Scan(name)
+  TENSORA_AXIS_OPS(TENSORA_EAGER_TENSOR_AXIS_OP)
+#undef TENSORA_EAGER_TENSOR_AXIS_OP
+#undef TENSORA_EAGER_TENSOR_BINARY
+#undef TENSORA_EAGER_TENSOR_UNARY
+#undef TENSORA_EAGER_TENSOR_REDUCTION
+#undef TENSORA_EAGER_TENSOR_REDUCTION_Axes
+#undef TENSORA_EAGER_TENSOR_REDUCTION_Axis
+#undef TENSORA_EAGER_TENSOR_REDUCTION_Scan
+  EagerTensor clamp(Scalar lo, Scalar hi, Loc where = Loc::current()) const;
+  EagerTensor clamp(const EagerTensor& lo, const EagerTensor& hi, Loc where = Loc::current()) const;
+  EagerTensor convert(DType dtype, Loc where = Loc::current()) const;
+  EagerTensor cast(DType dtype, Loc where = Loc::current()) const;
+  EagerTensor matmul(const EagerTensor& rhs, Loc where = Loc::current()) const;
+  EagerTensor dot_general(const EagerTensor& rhs, DotGeneralConfig config, Loc where = Loc::current()) const;
+  EagerTensor reshape(Shape shape, Loc where = Loc::current()) const;
+  EagerTensor permute(Axes axes, Loc where = Loc::current()) const;
+  EagerTensor transpose(Loc where = Loc::current()) const;
+  EagerTensor transpose(std::int64_t a, std::int64_t b, Loc where = Loc::current()) const;
+  EagerTensor broadcast_to(Shape shape, Loc where = Loc::current()) const;
+  EagerTensor expand(Shape shape, Loc where = Loc::current()) const;
+  std::vector<EagerTensor> split(std::vector<std::int64_t> sizes, std::int64_t axis, Loc where = Loc::current()) const;
+  EagerTensor slice(std::int64_t axis, std::optional<std::int64_t> start, std::optional<std::int64_t> stop,
+                    std::int64_t step = 1, Loc where = Loc::current()) const;
+  EagerTensor squeeze(Axes axes, Loc where = Loc::current()) const;
+  EagerTensor unsqueeze(std::int64_t axis, Loc where = Loc::current()) const;
+  EagerTensor reverse(Axes axes, Loc where = Loc::current()) const;
+  EagerTensor pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, PadOptions options = {},
+                  Loc where = Loc::current()) const;
+  EagerTensor take_along_axis(const EagerTensor& indices, std::int64_t axis, Loc where = Loc::current()) const;
+  EagerTensor gather(const EagerTensor& indices, std::int64_t axis, Loc where = Loc::current()) const;
+  EagerTensor index_select(std::int64_t axis, const EagerTensor& indices, Loc where = Loc::current()) const;
+  EagerTensor scatter_add(std::int64_t axis, const EagerTensor& indices, const EagerTensor& src,
+                          Loc where = Loc::current()) const;
+  EagerTensor tril(std::int64_t k = 0, Loc where = Loc::current()) const;
+  EagerTensor triu(std::int64_t k = 0, Loc where = Loc::current()) const;
+  EagerTensor diagonal(std::int64_t offset = 0, std::int64_t axis1 = 0, std::int64_t axis2 = 1,
+                       Loc where = Loc::current()) const;
+  EagerTensor embed_diag(std::int64_t offset = 0, Loc where = Loc::current()) const;
+
   // For the runtime's own layers.
   explicit EagerTensor(std::shared_ptr<eager_detail::Node> node) : node_(std::move(node)) {}
   const std::shared_ptr<eager_detail::Node>& node() const { return node_; }
@@ -127,32 +186,17 @@ class EagerSession {
   Engine& engine() const { return engine_; }
   T constant(const Tensor& value) const;
 
-  // ---- elementwise (NumPy broadcasting; scalars are weak on either side) -------------------
-  // clang-format off
-#define TENSORA_EAGER_BINARY(name)                           \
+  // ---- elementwise (NumPy broadcasting; scalars are weak on either side): one method per
+  // catalog row (tensora/op_catalog.hpp) ------------------------------------------------------
+#define TENSORA_EAGER_BINARY(name, ...)                        \
   T name(const T& a, const T& b, Loc where = Loc::current()); \
   T name(const T& a, Scalar b, Loc where = Loc::current());   \
-  T name(Scalar a, const T& b, Loc where = Loc::current())
-  TENSORA_EAGER_BINARY(add); TENSORA_EAGER_BINARY(sub); TENSORA_EAGER_BINARY(mul);
-  TENSORA_EAGER_BINARY(div); TENSORA_EAGER_BINARY(floor_div); TENSORA_EAGER_BINARY(rem);
-  TENSORA_EAGER_BINARY(pow); TENSORA_EAGER_BINARY(maximum); TENSORA_EAGER_BINARY(minimum);
-  TENSORA_EAGER_BINARY(atan2); TENSORA_EAGER_BINARY(eq); TENSORA_EAGER_BINARY(ne);
-  TENSORA_EAGER_BINARY(lt); TENSORA_EAGER_BINARY(le); TENSORA_EAGER_BINARY(gt);
-  TENSORA_EAGER_BINARY(ge); TENSORA_EAGER_BINARY(logical_and); TENSORA_EAGER_BINARY(logical_or);
-  TENSORA_EAGER_BINARY(logical_xor);
+  T name(Scalar a, const T& b, Loc where = Loc::current());
+#define TENSORA_EAGER_UNARY(name, ...) T name(const T& x, Loc where = Loc::current());
+  TENSORA_BINARY_OPS(TENSORA_EAGER_BINARY)
+  TENSORA_UNARY_OPS(TENSORA_EAGER_UNARY)
 #undef TENSORA_EAGER_BINARY
-#define TENSORA_EAGER_UNARY(name) T name(const T& x, Loc where = Loc::current())
-  TENSORA_EAGER_UNARY(neg); TENSORA_EAGER_UNARY(abs); TENSORA_EAGER_UNARY(sign);
-  TENSORA_EAGER_UNARY(exp); TENSORA_EAGER_UNARY(expm1); TENSORA_EAGER_UNARY(log);
-  TENSORA_EAGER_UNARY(log1p); TENSORA_EAGER_UNARY(sqrt); TENSORA_EAGER_UNARY(rsqrt);
-  TENSORA_EAGER_UNARY(sin); TENSORA_EAGER_UNARY(cos); TENSORA_EAGER_UNARY(tan);
-  TENSORA_EAGER_UNARY(tanh); TENSORA_EAGER_UNARY(sigmoid); TENSORA_EAGER_UNARY(erf);
-  TENSORA_EAGER_UNARY(floor); TENSORA_EAGER_UNARY(ceil); TENSORA_EAGER_UNARY(round);
-  TENSORA_EAGER_UNARY(conj); TENSORA_EAGER_UNARY(real); TENSORA_EAGER_UNARY(imag);
-  TENSORA_EAGER_UNARY(logical_not); TENSORA_EAGER_UNARY(isnan); TENSORA_EAGER_UNARY(isinf);
-  TENSORA_EAGER_UNARY(isfinite);
 #undef TENSORA_EAGER_UNARY
-  // clang-format on
   T clamp(const T& x, Scalar lo, Scalar hi, Loc where = Loc::current());
   // maximum(x, lo) then minimum(., hi), with their gradients.
   T clamp(const T& x, const T& lo, const T& hi, Loc where = Loc::current());
@@ -165,22 +209,22 @@ class EagerSession {
   T convert(const T& x, DType dtype, Loc where = Loc::current());
   T cast(const T& x, DType dtype, Loc where = Loc::current());
 
-  // ---- reductions (no axes: every axis) ----------------------------------------------------
-  // clang-format off
-#define TENSORA_EAGER_REDUCE(name)                                                      \
+  // ---- reductions (no axes: every axis), arg-reductions (not differentiable) and scans -------
+#define TENSORA_EAGER_REDUCTION_Axes(name)                                             \
   T name(const T& x, Axes axes, ReduceOptions options = {}, Loc where = Loc::current()); \
-  T name(const T& x, Loc where = Loc::current())
-  TENSORA_EAGER_REDUCE(sum); TENSORA_EAGER_REDUCE(prod); TENSORA_EAGER_REDUCE(mean);
-  TENSORA_EAGER_REDUCE(max); TENSORA_EAGER_REDUCE(min); TENSORA_EAGER_REDUCE(logsumexp);
-  TENSORA_EAGER_REDUCE(var); TENSORA_EAGER_REDUCE(std); TENSORA_EAGER_REDUCE(all);
-  TENSORA_EAGER_REDUCE(any);
-#undef TENSORA_EAGER_REDUCE
-  // clang-format on
-  T argmax(const T& x, std::int64_t axis, Loc where = Loc::current());
-  T argmin(const T& x, std::int64_t axis, Loc where = Loc::current());
-  T cumsum(const T& x, std::int64_t axis, Loc where = Loc::current());
-  // Its gradient divides by x: exact for inputs without zeros (as prod; docs/eager.md).
-  T cumprod(const T& x, std::int64_t axis, Loc where = Loc::current());
+  T name(const T& x, Loc where = Loc::current());
+#define TENSORA_EAGER_REDUCTION_Axis(name) T name(const T& x, std::int64_t axis, Loc where = Loc::current());
+#define TENSORA_EAGER_REDUCTION_Scan(name) T name(const T& x, std::int64_t axis, Loc where = Loc::current());
+#define TENSORA_EAGER_REDUCTION(name, Enum, accepts, result, ad, form, ...) TENSORA_EAGER_REDUCTION_##form(name)
+  TENSORA_REDUCTIONS(TENSORA_EAGER_REDUCTION)
+#undef TENSORA_EAGER_REDUCTION
+#undef TENSORA_EAGER_REDUCTION_Axes
+#undef TENSORA_EAGER_REDUCTION_Axis
+#undef TENSORA_EAGER_REDUCTION_Scan
+  // softmax / log_softmax along `axis`.
+#define TENSORA_EAGER_AXIS_OP(name, ...) T name(const T& x, std::int64_t axis, Loc where = Loc::current());
+  TENSORA_AXIS_OPS(TENSORA_EAGER_AXIS_OP)
+#undef TENSORA_EAGER_AXIS_OP
 
   // ---- contractions --------------------------------------------------------------------------
   T matmul(const T& a, const T& b, Loc where = Loc::current());

@@ -13,6 +13,7 @@
 #include "tensora/device.hpp"
 #include "tensora/dtype.hpp"
 #include "tensora/error.hpp"
+#include "tensora/op_catalog.hpp"
 #include "tensora/scalar.hpp"
 #include "tensora/shape.hpp"
 #include "tensora/tensor_options.hpp"
@@ -25,10 +26,11 @@ class Engine;
 template <class T>
 class TypedTensor;
 
-// Options of reductions: keep reduced axes as extent 1; ddof for var/std (N - ddof divides).
+// Options of reductions: keep reduced axes as extent 1; ddof for var/std (N - ddof divides; any
+// real value, as in NumPy: N - ddof <= 0 gives inf or NaN).
 struct ReduceOptions {
   bool keepdims = false;
-  std::int64_t ddof = 0;
+  double ddof = 0;
 };
 
 // Element order of a flat buffer handed to or read from a tensor.
@@ -154,114 +156,18 @@ class Tensor {
 
   // ---- elementwise ops (direct: same dtype and device, never promote) -------------
   // NumPy broadcasting. `x.op(y, engine)` allocates a column-major result; `x.op_into(y,
-  // engine, dest)` writes into a checked destination. Scalars are weak (DESIGN section 2).
-  Tensor add(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor add(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void add_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor sub(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor sub(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void sub_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor mul(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor mul(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void mul_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor div(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor div(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void div_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor floor_div(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor floor_div(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void floor_div_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor rem(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor rem(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void rem_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor pow(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor pow(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void pow_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor maximum(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor maximum(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void maximum_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor minimum(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor minimum(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void minimum_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor atan2(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor atan2(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void atan2_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor eq(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor eq(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void eq_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor ne(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor ne(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void ne_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor lt(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor lt(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void lt_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor le(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor le(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void le_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor gt(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor gt(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void gt_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor ge(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor ge(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void ge_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor logical_and(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor logical_and(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void logical_and_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor logical_or(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor logical_or(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void logical_or_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor logical_xor(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
-  Tensor logical_xor(Scalar other, Engine& engine, Loc where = Loc::current()) const;
-  void logical_xor_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor neg(Engine& engine, Loc where = Loc::current()) const;
-  void neg_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor abs(Engine& engine, Loc where = Loc::current()) const;
-  void abs_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor sign(Engine& engine, Loc where = Loc::current()) const;
-  void sign_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor exp(Engine& engine, Loc where = Loc::current()) const;
-  void exp_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor expm1(Engine& engine, Loc where = Loc::current()) const;
-  void expm1_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor log(Engine& engine, Loc where = Loc::current()) const;
-  void log_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor log1p(Engine& engine, Loc where = Loc::current()) const;
-  void log1p_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor sqrt(Engine& engine, Loc where = Loc::current()) const;
-  void sqrt_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor rsqrt(Engine& engine, Loc where = Loc::current()) const;
-  void rsqrt_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor sin(Engine& engine, Loc where = Loc::current()) const;
-  void sin_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor cos(Engine& engine, Loc where = Loc::current()) const;
-  void cos_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor tan(Engine& engine, Loc where = Loc::current()) const;
-  void tan_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor tanh(Engine& engine, Loc where = Loc::current()) const;
-  void tanh_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor sigmoid(Engine& engine, Loc where = Loc::current()) const;
-  void sigmoid_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor erf(Engine& engine, Loc where = Loc::current()) const;
-  void erf_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor floor(Engine& engine, Loc where = Loc::current()) const;
-  void floor_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor ceil(Engine& engine, Loc where = Loc::current()) const;
-  void ceil_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor round(Engine& engine, Loc where = Loc::current()) const;
-  void round_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor conj(Engine& engine, Loc where = Loc::current()) const;
-  void conj_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor real(Engine& engine, Loc where = Loc::current()) const;
-  void real_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor imag(Engine& engine, Loc where = Loc::current()) const;
-  void imag_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor logical_not(Engine& engine, Loc where = Loc::current()) const;
-  void logical_not_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor isnan(Engine& engine, Loc where = Loc::current()) const;
-  void isnan_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor isinf(Engine& engine, Loc where = Loc::current()) const;
-  void isinf_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
-  Tensor isfinite(Engine& engine, Loc where = Loc::current()) const;
-  void isfinite_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  // engine, dest)` writes into a checked destination. Scalars are weak (docs/dtypes.md).
+#define TENSORA_DECLARE_BINARY(name, ...)                                                                   \
+  Tensor name(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;                        \
+  Tensor name(Scalar other, Engine& engine, Loc where = Loc::current()) const;                               \
+  void name##_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+#define TENSORA_DECLARE_UNARY(name, ...)                              \
+  Tensor name(Engine& engine, Loc where = Loc::current()) const;      \
+  void name##_into(Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
+  TENSORA_BINARY_OPS(TENSORA_DECLARE_BINARY)
+  TENSORA_UNARY_OPS(TENSORA_DECLARE_UNARY)
+#undef TENSORA_DECLARE_BINARY
+#undef TENSORA_DECLARE_UNARY
   // min(max(x, lo), hi) elementwise.
   Tensor clamp(Scalar lo, Scalar hi, Engine& engine, Loc where = Loc::current()) const;
   Tensor clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc where = Loc::current()) const;
@@ -278,47 +184,35 @@ class Tensor {
   // `axes` are reduced (negative counts from the end; empty reduces nothing); the overloads
   // without axes reduce every axis. Float sums accumulate in double (F32) or pairwise (F64) in a
   // fixed blocking, so results do not depend on the engine's thread count.
-  Tensor sum(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor sum(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor sum(Engine& engine, Loc where = Loc::current()) const;
-  Tensor prod(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor prod(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor prod(Engine& engine, Loc where = Loc::current()) const;
-  Tensor mean(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor mean(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor mean(Engine& engine, Loc where = Loc::current()) const;
-  Tensor max(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor max(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor max(Engine& engine, Loc where = Loc::current()) const;
-  Tensor min(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor min(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor min(Engine& engine, Loc where = Loc::current()) const;
-  Tensor all(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor all(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor all(Engine& engine, Loc where = Loc::current()) const;
-  Tensor any(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor any(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor any(Engine& engine, Loc where = Loc::current()) const;
-  Tensor logsumexp(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor logsumexp(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor logsumexp(Engine& engine, Loc where = Loc::current()) const;
-  Tensor var(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor var(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor var(Engine& engine, Loc where = Loc::current()) const;
-  Tensor std(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;
-  Tensor std(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor std(Engine& engine, Loc where = Loc::current()) const;
-  // Index (I64) of the first largest / smallest element along `axis` (NaN counts as largest
-  // and smallest, as in NumPy); without an axis, the column-major flat index.
-  Tensor argmax(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
-  Tensor argmax(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor argmax(Engine& engine, Loc where = Loc::current()) const;
-  Tensor argmin(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
-  Tensor argmin(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;
-  Tensor argmin(Engine& engine, Loc where = Loc::current()) const;
-  // Inclusive running sum / product along one axis (same shape and dtype).
-  Tensor cumsum(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
-  Tensor cumprod(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+  // Reductions, arg-reductions and scans, one catalog row each (tensora/op_catalog.hpp):
+  //   Axes: x.sum(axes[, options], e) and x.sum(e) over every axis;
+  //   Axis: x.argmax(axis[, options], e) is the index (I64) of the first largest / smallest
+  //         element along `axis` (NaN counts as largest and smallest, as in NumPy), x.argmax(e)
+  //         the column-major flat index;
+  //   Scan: x.cumsum(axis, e), the inclusive running sum / product (same shape and dtype).
+#define TENSORA_DECLARE_REDUCTION_Axes(name)                                                                 \
+  Tensor name(std::vector<std::int64_t> axes, Engine& engine, Loc where = Loc::current()) const;             \
+  Tensor name(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine,                         \
+              Loc where = Loc::current()) const;                                                             \
+  Tensor name(Engine& engine, Loc where = Loc::current()) const;
+#define TENSORA_DECLARE_REDUCTION_Axis(name)                                                                        \
+  Tensor name(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;                                \
+  Tensor name(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where = Loc::current()) const;         \
+  Tensor name(Engine& engine, Loc where = Loc::current()) const;
+#define TENSORA_DECLARE_REDUCTION_Scan(name) \
+  Tensor name(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+#define TENSORA_DECLARE_REDUCTION(name, Enum, accepts, result, ad, form, ...) TENSORA_DECLARE_REDUCTION_##form(name)
+  TENSORA_REDUCTIONS(TENSORA_DECLARE_REDUCTION)
+#undef TENSORA_DECLARE_REDUCTION
+#undef TENSORA_DECLARE_REDUCTION_Axes
+#undef TENSORA_DECLARE_REDUCTION_Axis
+#undef TENSORA_DECLARE_REDUCTION_Scan
+  // Normalizations along one axis (numerically stable): softmax = exp(x - max) / sum(exp(x - max)),
+  // log_softmax = x - max - log(sum(exp(x - max))).
+#define TENSORA_DECLARE_AXIS_OP(name, ...) \
+  Tensor name(std::int64_t axis, Engine& engine, Loc where = Loc::current()) const;
+  TENSORA_AXIS_OPS(TENSORA_DECLARE_AXIS_OP)
+#undef TENSORA_DECLARE_AXIS_OP
 
   // ---- contractions ------------------------------------------------------------------
   // StableHLO dot_general (docs/contractions.md): the result has the batch dims (in

@@ -1,4 +1,4 @@
-// The traced front door (DESIGN.md section 8): ops build a graph instead of running. Shapes and
+// The traced front door: ops build a graph instead of running. Shapes and
 // dtypes are checked when a node is built (errors point at the line that built it), promotion
 // inserts visible convert nodes from the same plan as eager, GraphCompiler turns outputs into an
 // immutable Program (dead-code and common-subexpression elimination, constant folding,
@@ -63,31 +63,15 @@ class TracedTensor {
   // The op that built this value ("input", "constant", "add", "convert", ...).
   std::string_view op() const;
 
-  // ---- elementwise (NumPy broadcasting; scalars are weak) -------------------------------------
-  // clang-format off
-#define TENSORA_TRACED_BINARY(name)                                          \
-  TracedTensor name(const TracedTensor& other, Loc where = Loc::current()) const; \
-  TracedTensor name(Scalar other, Loc where = Loc::current()) const
-  TENSORA_TRACED_BINARY(add); TENSORA_TRACED_BINARY(sub); TENSORA_TRACED_BINARY(mul);
-  TENSORA_TRACED_BINARY(div); TENSORA_TRACED_BINARY(floor_div); TENSORA_TRACED_BINARY(rem);
-  TENSORA_TRACED_BINARY(pow); TENSORA_TRACED_BINARY(maximum); TENSORA_TRACED_BINARY(minimum);
-  TENSORA_TRACED_BINARY(atan2); TENSORA_TRACED_BINARY(eq); TENSORA_TRACED_BINARY(ne);
-  TENSORA_TRACED_BINARY(lt); TENSORA_TRACED_BINARY(le); TENSORA_TRACED_BINARY(gt);
-  TENSORA_TRACED_BINARY(ge); TENSORA_TRACED_BINARY(logical_and); TENSORA_TRACED_BINARY(logical_or);
-  TENSORA_TRACED_BINARY(logical_xor);
+  // ---- elementwise (NumPy broadcasting; scalars are weak): one method per catalog row -------
+#define TENSORA_TRACED_BINARY(name, ...)                                                  \
+  TracedTensor name(const TracedTensor& other, Loc where = Loc::current()) const;        \
+  TracedTensor name(Scalar other, Loc where = Loc::current()) const;
+#define TENSORA_TRACED_UNARY(name, ...) TracedTensor name(Loc where = Loc::current()) const;
+  TENSORA_BINARY_OPS(TENSORA_TRACED_BINARY)
+  TENSORA_UNARY_OPS(TENSORA_TRACED_UNARY)
 #undef TENSORA_TRACED_BINARY
-#define TENSORA_TRACED_UNARY(name) TracedTensor name(Loc where = Loc::current()) const
-  TENSORA_TRACED_UNARY(neg); TENSORA_TRACED_UNARY(abs); TENSORA_TRACED_UNARY(sign);
-  TENSORA_TRACED_UNARY(exp); TENSORA_TRACED_UNARY(expm1); TENSORA_TRACED_UNARY(log);
-  TENSORA_TRACED_UNARY(log1p); TENSORA_TRACED_UNARY(sqrt); TENSORA_TRACED_UNARY(rsqrt);
-  TENSORA_TRACED_UNARY(sin); TENSORA_TRACED_UNARY(cos); TENSORA_TRACED_UNARY(tan);
-  TENSORA_TRACED_UNARY(tanh); TENSORA_TRACED_UNARY(sigmoid); TENSORA_TRACED_UNARY(erf);
-  TENSORA_TRACED_UNARY(floor); TENSORA_TRACED_UNARY(ceil); TENSORA_TRACED_UNARY(round);
-  TENSORA_TRACED_UNARY(conj); TENSORA_TRACED_UNARY(real); TENSORA_TRACED_UNARY(imag);
-  TENSORA_TRACED_UNARY(logical_not); TENSORA_TRACED_UNARY(isnan); TENSORA_TRACED_UNARY(isinf);
-  TENSORA_TRACED_UNARY(isfinite);
 #undef TENSORA_TRACED_UNARY
-  // clang-format on
   TracedTensor clamp(Scalar lo, Scalar hi, Loc where = Loc::current()) const;
   TracedTensor clamp(const TracedTensor& lo, const TracedTensor& hi, Loc where = Loc::current()) const;
 
@@ -95,21 +79,21 @@ class TracedTensor {
   TracedTensor convert(DType dtype, Loc where = Loc::current()) const;
   TracedTensor cast(DType dtype, Loc where = Loc::current()) const;
 
-  // ---- reductions (no axes: every axis) ------------------------------------------------------
-  // clang-format off
-#define TENSORA_TRACED_REDUCE(name)                                                        \
-  TracedTensor name(Axes axes, ReduceOptions options = {}, Loc where = Loc::current()) const; \
-  TracedTensor name(Loc where = Loc::current()) const
-  TENSORA_TRACED_REDUCE(sum); TENSORA_TRACED_REDUCE(prod); TENSORA_TRACED_REDUCE(mean);
-  TENSORA_TRACED_REDUCE(max); TENSORA_TRACED_REDUCE(min); TENSORA_TRACED_REDUCE(logsumexp);
-  TENSORA_TRACED_REDUCE(var); TENSORA_TRACED_REDUCE(std); TENSORA_TRACED_REDUCE(all);
-  TENSORA_TRACED_REDUCE(any);
-#undef TENSORA_TRACED_REDUCE
-  // clang-format on
-  TracedTensor argmax(std::int64_t axis, Loc where = Loc::current()) const;
-  TracedTensor argmin(std::int64_t axis, Loc where = Loc::current()) const;
-  TracedTensor cumsum(std::int64_t axis, Loc where = Loc::current()) const;
-  TracedTensor cumprod(std::int64_t axis, Loc where = Loc::current()) const;
+  // ---- reductions (no axes: every axis), arg-reductions and scans; softmax / log_softmax ---
+#define TENSORA_TRACED_REDUCTION_Axes(name)                                                      \
+  TracedTensor name(Axes axes, ReduceOptions options = {}, Loc where = Loc::current()) const;   \
+  TracedTensor name(Loc where = Loc::current()) const;
+#define TENSORA_TRACED_REDUCTION_Axis(name) TracedTensor name(std::int64_t axis, Loc where = Loc::current()) const;
+#define TENSORA_TRACED_REDUCTION(name, Enum, accepts, result, ad, form, ...) TENSORA_TRACED_REDUCTION_##form(name)
+#define TENSORA_TRACED_REDUCTION_Scan TENSORA_TRACED_REDUCTION_Axis
+#define TENSORA_TRACED_AXIS_OP(name, ...) TENSORA_TRACED_REDUCTION_Axis(name)
+  TENSORA_REDUCTIONS(TENSORA_TRACED_REDUCTION)
+  TENSORA_AXIS_OPS(TENSORA_TRACED_AXIS_OP)
+#undef TENSORA_TRACED_REDUCTION
+#undef TENSORA_TRACED_REDUCTION_Axes
+#undef TENSORA_TRACED_REDUCTION_Axis
+#undef TENSORA_TRACED_REDUCTION_Scan
+#undef TENSORA_TRACED_AXIS_OP
 
   // ---- contractions: matmul becomes a dot_general node ---------------------------------------
   TracedTensor matmul(const TracedTensor& rhs, Loc where = Loc::current()) const;

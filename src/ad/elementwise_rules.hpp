@@ -13,38 +13,13 @@
 
 namespace tensora::ad {
 
-// Piecewise-constant and Bool-valued unary ops have no rule: their results are constants.
-constexpr bool differentiable(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::LogicalNot:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-    case UnaryOp::IsFinite:
-      return false;
-    default:
-      return true;
-  }
+// Whether a result of `op` on inputs of `dtype` is recorded with a rule: the catalog's `ad`
+// column (piecewise-constant and Bool-valued ops have none; sign has one for complex inputs).
+constexpr bool differentiable(const ElementwiseInfo& op, DType dtype) {
+  return op.ad == AdRule::Smooth || (op.ad == AdRule::ComplexOnly && is_complex(dtype));
 }
-constexpr bool differentiable(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-    case BinaryOp::Sub:
-    case BinaryOp::Mul:
-    case BinaryOp::Div:
-    case BinaryOp::Rem:
-    case BinaryOp::Pow:
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum:
-    case BinaryOp::Atan2:
-      return true;
-    default:
-      return false;
-  }
-}
+constexpr bool differentiable(UnaryOp op, DType dtype) { return differentiable(info(op), dtype); }
+constexpr bool differentiable(BinaryOp op, DType dtype) { return differentiable(info(op), dtype); }
 
 struct UnaryRule {
   UnaryOp op;
@@ -94,7 +69,78 @@ struct UnaryRule {
       default:
         break;
     }
+    return derivative_more(b, x, y);
+  }
+
+  // 1 / v, as the rules above spell it (pow accepts every inexact dtype).
+  template <class B, class V = typename B::Value>
+  static V inverse(B& b, const V& v) {
+    return b.binary(BinaryOp::Pow, v, Scalar(-1));
+  }
+
+  template <class B, class V = typename B::Value>
+  V derivative_more(B& b, const V& x, const V& y) const {
+    using U = UnaryOp;
+    using Bo = BinaryOp;
+    const auto x2 = [&] { return b.binary(Bo::Mul, x, x); };
+    switch (op) {
+      case U::Exp2:
+        return b.binary(Bo::Mul, y, Scalar(std::numbers::ln2));
+      case U::Log2:
+        return b.binary(Bo::Div, inverse(b, x), Scalar(std::numbers::ln2));
+      case U::Log10:
+        return b.binary(Bo::Div, inverse(b, x), Scalar(std::numbers::ln10));
+      case U::Reciprocal:
+        return b.unary(U::Neg, b.binary(Bo::Mul, y, y));
+      case U::Square:
+        return b.binary(Bo::Mul, x, Scalar(2));
+      case U::Asin:  // 1 / sqrt(1 - x^2)
+        return inverse(b, b.unary(U::Sqrt, b.unary(U::Neg, b.binary(Bo::Sub, x2(), Scalar(1)))));
+      case U::Acos:
+        return b.unary(U::Neg, inverse(b, b.unary(U::Sqrt, b.unary(U::Neg, b.binary(Bo::Sub, x2(), Scalar(1))))));
+      case U::Atan:
+        return inverse(b, b.binary(Bo::Add, x2(), Scalar(1)));
+      case U::Sinh:
+        return b.unary(U::Cosh, x);
+      case U::Cosh:
+        return b.unary(U::Sinh, x);
+      case U::Asinh:
+        return inverse(b, b.unary(U::Sqrt, b.binary(Bo::Add, x2(), Scalar(1))));
+      case U::Acosh:  // 1 / (sqrt(x - 1) sqrt(x + 1)): the branch that also holds for complex x
+        return inverse(b, b.binary(Bo::Mul, b.unary(U::Sqrt, b.binary(Bo::Sub, x, Scalar(1))),
+                                   b.unary(U::Sqrt, b.binary(Bo::Add, x, Scalar(1)))));
+      case U::Atanh:
+        return inverse(b, b.unary(U::Neg, b.binary(Bo::Sub, x2(), Scalar(1))));
+      case U::Erfc:
+        return b.binary(Bo::Mul, b.unary(U::Exp, b.unary(U::Neg, x2())),
+                        Scalar(-2.0 / std::sqrt(std::numbers::pi)));
+      case U::Erfinv:  // sqrt(pi) / 2 * exp(y^2)
+        return b.binary(Bo::Mul, b.unary(U::Exp, b.binary(Bo::Mul, y, y)), Scalar(std::sqrt(std::numbers::pi) / 2));
+      case U::Lgamma:
+        return b.unary(U::Digamma, x);
+      case U::Digamma:
+        return b.unary(U::Trigamma, x);
+      case U::Trigamma:
+        throw Error(ErrorKind::Unsupported, "trigamma",
+                    "trigamma has no derivative rule (it would need polygamma of order 2)", NoDetail{});
+      default:
+        break;
+    }
     throw Error(ErrorKind::Internal, "eager", "no derivative for this unary op");
+  }
+
+  // sign(z) = z / |z| for complex z (not holomorphic): the real-linear map
+  // v -> (v - s Re(conj(s) v)) / |z| is its own adjoint, so it serves as jvp and vjp; 0 at z = 0.
+  template <class B, class V = typename B::Value>
+  static V sign_derivative(B& b, const V& z, const V& s, const V& v) {
+    using Bo = BinaryOp;
+    const V absz = b.unary(UnaryOp::Abs, z);
+    const V zero = b.binary(Bo::Eq, absz, Scalar(0));
+    const V safe = b.cast(b.select(zero, b.binary(Bo::Add, b.zeros(b.shape(absz), b.dtype(absz)), Scalar(1)), absz),
+                          b.dtype(z));
+    const V along = b.binary(Bo::Mul, s, b.cast(b.unary(UnaryOp::Real, b.binary(Bo::Mul, b.conj(s), v)), b.dtype(z)));
+    const V d = b.binary(Bo::Div, b.binary(Bo::Sub, v, along), safe);
+    return b.select(zero, b.zeros(b.shape(d), b.dtype(d)), d);
   }
 
   template <class B, class V = typename B::Value>
@@ -122,6 +168,9 @@ struct UnaryRule {
       case U::Abs:
         gin[0] = b.binary(BinaryOp::Mul, b.cast(g, b.dtype(x)), unit(b, x, a.out));
         return;
+      case U::Sign:  // recorded for complex inputs only (differentiable())
+        gin[0] = sign_derivative(b, x, a.out, g);
+        return;
       default:
         gin[0] = times_conj(b, g, derivative(b, x, a.out));
     }
@@ -143,6 +192,8 @@ struct UnaryRule {
       // d|z| = Re(conj(z/|z|) dz); for reals sign(x) dx.
       case U::Abs:
         return b.unary(U::Real, b.binary(BinaryOp::Mul, b.conj(unit(b, x, a.out)), t[0]));
+      case U::Sign:
+        return sign_derivative(b, x, a.out, t[0]);
       default:
         return b.binary(BinaryOp::Mul, t[0], derivative(b, x, a.out));
     }
@@ -225,6 +276,20 @@ struct BinaryRule {
         if (needs[1]) gy = b.unary(U::Neg, b.binary(Bo::Mul, gr, x));
         break;
       }
+      case Bo::Hypot:  // d/dx = x / h, d/dy = y / h
+        gx = b.binary(Bo::Mul, g, b.binary(Bo::Div, x, out));
+        if (needs[1]) gy = b.binary(Bo::Mul, g, b.binary(Bo::Div, y, out));
+        break;
+      case Bo::LogAddExp:  // d/dx = exp(x - out), d/dy = exp(y - out)
+        gx = b.binary(Bo::Mul, g, b.unary(U::Exp, b.binary(Bo::Sub, x, out)));
+        if (needs[1]) gy = b.binary(Bo::Mul, g, b.unary(U::Exp, b.binary(Bo::Sub, y, out)));
+        break;
+      case Bo::Xlogy: {  // d/dx = log(y), 0 where x == 0 (as the value); d/dy = x / y
+        const V zeros = b.zeros(b.shape(g), b.dtype(g));
+        gx = b.binary(Bo::Mul, g, b.select(b.binary(Bo::Eq, x, Scalar(0)), zeros, b.unary(U::Log, y)));
+        if (needs[1]) gy = b.binary(Bo::Mul, g, b.binary(Bo::Div, x, y));
+        break;
+      }
       default:
         throw Error(ErrorKind::Internal, "eager", "binary op without a rule was recorded");
     }
@@ -254,6 +319,17 @@ struct BinaryRule {
         return b.binary(Bo::Add, b.binary(Bo::Mul, t[0], y), b.binary(Bo::Mul, x, t[1]));
       case Bo::Div:
         return b.binary(Bo::Div, b.binary(Bo::Sub, t[0], b.binary(Bo::Mul, a.out, t[1])), y);
+      case Bo::Pow: {
+        // The exponent's term out * log(x) enters only where its tangent is nonzero: log(x) is
+        // NaN for x < 0, and a constant exponent (zero tangent) must not bring it in.
+        const V dx = b.binary(Bo::Mul, y, b.binary(Bo::Pow, x, b.binary(Bo::Sub, y, Scalar(1))));
+        const V zeros = b.zeros(b.shape(a.out), b.dtype(a.out));
+        const V log_term = b.binary(Bo::Mul, b.select(b.binary(Bo::Eq, x, Scalar(0)), zeros,
+                                                      b.binary(Bo::Mul, a.out, b.unary(UnaryOp::Log, x))),
+                                    t[1]);
+        return b.binary(Bo::Add, b.binary(Bo::Mul, dx, t[0]),
+                        b.select(b.binary(Bo::Eq, t[1], Scalar(0)), zeros, log_term));
+      }
       default:
         break;
     }

@@ -2,16 +2,16 @@
 #pragma once
 
 #include "ad/builder.hpp"
+#include "ops/reduction_catalog.hpp"
 
 namespace tensora::ad {
 
-enum class ReduceKind { Sum, Mean, Prod, Max, Min, Var, Std, Logsumexp };
-
+// The rule of an axes-form reduction of the catalog (ops/reduction_catalog.hpp).
 struct ReduceRule {
-  ReduceKind kind;
+  Reduction kind;
   Axes axes;  // normalized and sorted
   bool keepdims;
-  std::int64_t ddof = 0;
+  double ddof = 0;
 
   // A reduced-shape value broadcast back to the input's shape.
   template <class B, class V = typename B::Value>
@@ -59,25 +59,25 @@ struct ReduceRule {
     const Shape in = b.shape(x);
     const V ob = expand(b, out, in);
     switch (kind) {
-      case ReduceKind::Prod:
+      case Reduction::Prod:
         return others_product(b, x);
-      case ReduceKind::Max:
-      case ReduceKind::Min: {
+      case Reduction::Max:
+      case Reduction::Min: {
         // Ties split the cotangent evenly between the extreme elements.
         const V hit = b.cast(b.binary(Bo::Eq, x, ob), b.dtype(x));
         return b.binary(Bo::Div, hit, expand(b, b.sum(hit, axes, false), in));
       }
-      case ReduceKind::Logsumexp:
+      case Reduction::LogSumExp:
         return b.unary(UnaryOp::Exp, b.binary(Bo::Sub, x, ob));
-      case ReduceKind::Var:
-      case ReduceKind::Std: {
+      case Reduction::Var:
+      case Reduction::Std: {
         // Real results of possibly complex inputs: the factor is (x - mean) * 2/n or
         // (x - mean) / (n std), in x's dtype; its cotangent rule takes no conj (see vjp).
-        const double n = static_cast<double>(count(in) - ddof);
+        const double n = std::max(static_cast<double>(count(in)) - ddof, 0.0);  // as the value
         const V mean = expand(
             b, b.binary(Bo::Div, b.sum(x, axes, true), Scalar(static_cast<double>(count(in)))), in);
         const V centered = b.binary(Bo::Sub, x, mean);
-        if (kind == ReduceKind::Var) return b.binary(Bo::Mul, centered, Scalar(2.0 / n));
+        if (kind == Reduction::Var) return b.binary(Bo::Mul, centered, Scalar(2.0 / n));
         return b.binary(Bo::Div, centered, b.cast(b.binary(Bo::Mul, ob, Scalar(n)), b.dtype(x)));
       }
       default:
@@ -91,14 +91,14 @@ struct ReduceRule {
     const Shape in = b.shape(a.in[0]);
     const V gb = expand(b, g, in);
     switch (kind) {
-      case ReduceKind::Sum:
+      case Reduction::Sum:
         gin[0] = gb;
         return;
-      case ReduceKind::Mean:
+      case Reduction::Mean:
         gin[0] = b.binary(BinaryOp::Div, gb, Scalar(static_cast<double>(count(in))));
         return;
-      case ReduceKind::Var:
-      case ReduceKind::Std:  // d/da + i d/db of a real function
+      case Reduction::Var:
+      case Reduction::Std:  // d/da + i d/db of a real function
         gin[0] = b.binary(BinaryOp::Mul, b.cast(gb, b.dtype(a.in[0])), factor(b, a.in[0], a.out));
         return;
       default:
@@ -110,9 +110,9 @@ struct ReduceRule {
   V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
     const Shape in = b.shape(a.in[0]);
     switch (kind) {
-      case ReduceKind::Sum:
+      case Reduction::Sum:
         return b.sum(t[0], axes, keepdims);
-      case ReduceKind::Mean:
+      case Reduction::Mean:
         return b.binary(BinaryOp::Div, b.sum(t[0], axes, keepdims),
                         Scalar(static_cast<double>(count(in))));
       default: {
@@ -139,18 +139,66 @@ struct CumsumRule {
   }
 };
 
-// Inclusive cumulative product, for inputs without zeros: dout_j/dx_i = out_j / x_i (j >= i).
+// Inclusive cumulative product, exact with zeros, and written so that its own derivatives
+// are exact too (second order through prod and cumprod). Along the axis, with z the first zero
+// of x, E = prod_{j<z} x_j and Q_i = prod_{z<j<=i} x_j:
+//   d out_i / d x_k = out_i / x_k              for k < z (no zero divides),
+//                   = E * Q_i                  for k = z, i >= z,
+//                   = x_z * E * Q_i / x_k      for z < k <= i (0 in value: x_z = 0; the factor
+//                                              x_z is kept so the derivative in x_z is right).
+// The masks are data, computed where the rule runs (eager now, traced at run time). A second
+// zero at k (x_k = 0, k > z) has the value 0 there, exact, and a zero second derivative.
 struct CumprodRule {
   std::int64_t axis;
+
+  template <class V>
+  struct Parts {
+    V before, first, after, safe, safe_after, xz, e, q, zeros;
+  };
+  template <class B, class V = typename B::Value>
+  Parts<V> parts(B& b, const V& x) const {
+    using Bo = BinaryOp;
+    const Shape shape = b.shape(x);
+    const DType dt = b.dtype(x);
+    const V zeros = b.zeros(shape, dt);
+    const V one = b.binary(Bo::Add, zeros, Scalar(1));
+    const V zero = b.binary(Bo::Eq, x, Scalar(0));
+    const V count = b.cumsum(b.cast(zero, dt), axis);  // zeros up to and including i
+    const V before = b.binary(Bo::Eq, count, Scalar(0));
+    const V first = b.binary(Bo::LogicalAnd, zero, b.binary(Bo::Eq, count, Scalar(1)));
+    const V after = b.unary(UnaryOp::LogicalNot, b.binary(Bo::LogicalOr, before, first));
+    const V safe = b.select(before, x, one);
+    const V safe_after = b.select(b.binary(Bo::LogicalAnd, after, b.unary(UnaryOp::LogicalNot, zero)), x, one);
+    const V xz = b.cumsum(b.select(first, x, zeros), axis);  // x_z from z on (its value is 0)
+    return {before, first, after, safe, safe_after, xz, b.cumprod(safe, axis),
+            b.cumprod(b.select(after, x, one), axis), zeros};
+  }
+  template <class B, class V = typename B::Value>
+  V reverse_cumsum(B& b, const V& v) const {
+    return b.reverse(b.cumsum(b.reverse(v, {axis}), axis), {axis});
+  }
+
   template <class B, class V = typename B::Value>
   void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool*) const {
-    const V go = times_conj(b, g, a.out);
-    const V rc = b.reverse(b.cumsum(b.reverse(go, {axis}), axis), {axis});
-    gin[0] = b.binary(BinaryOp::Div, rc, b.conj(a.in[0]));
+    using Bo = BinaryOp;
+    const Parts<V> p = parts(b, a.in[0]);
+    const V early = b.binary(Bo::Div, reverse_cumsum(b, times_conj(b, g, a.out)), b.conj(p.safe));
+    const V tail = reverse_cumsum(b, times_conj(b, g, p.q));  // sum_{i>=k} g_i conj(Q_i)
+    const V at_zero = b.binary(Bo::Mul, b.conj(p.e), tail);
+    const V later = b.binary(Bo::Div, b.binary(Bo::Mul, b.conj(b.binary(Bo::Mul, p.xz, p.e)), tail), b.conj(p.safe_after));
+    gin[0] = b.binary(Bo::Add, b.binary(Bo::Add, b.select(p.before, early, p.zeros), b.select(p.first, at_zero, p.zeros)),
+                      b.select(p.after, later, p.zeros));
   }
   template <class B, class V = typename B::Value>
   V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
-    return b.binary(BinaryOp::Mul, a.out, b.cumsum(b.binary(BinaryOp::Div, t[0], a.in[0]), axis));
+    using Bo = BinaryOp;
+    const Parts<V> p = parts(b, a.in[0]);
+    const V early = b.binary(Bo::Mul, a.out, b.cumsum(b.binary(Bo::Div, t[0], p.safe), axis));
+    const V spread = b.cumsum(b.select(p.first, b.binary(Bo::Mul, t[0], p.e), p.zeros), axis);
+    const V later = b.binary(Bo::Mul, b.binary(Bo::Mul, p.xz, p.e),
+                             b.cumsum(b.select(p.after, b.binary(Bo::Div, t[0], p.safe_after), p.zeros), axis));
+    return b.binary(Bo::Add, b.select(p.before, early, p.zeros),
+                    b.binary(Bo::Mul, b.binary(Bo::Add, spread, later), p.q));
   }
 };
 

@@ -168,11 +168,6 @@ TENSORA_KERNEL_INLINE void lanes_impl(std::int64_t count, std::int64_t m, std::i
 
 // ---- generic: one product, register tiles over rows x columns -----------------------------
 
-template <class T>
-TENSORA_KERNEL_INLINE T load_c(const T* c, std::int64_t i, std::int64_t crs) {
-  return c[i * crs];
-}
-
 // RV vectors of rows x C columns of C; A is column-contiguous (lda between columns).
 template <class T, int VB, int RV, int C>
 TENSORA_KERNEL_INLINE void gen_tile(std::int64_t kc, const T* a, std::int64_t lda, const T* b, std::int64_t brs,

@@ -20,7 +20,7 @@ EagerTensor binary_tt(EagerSession& s, BinaryOp op, const EagerTensor& a, const 
   const EagerTensor ca = convert_to(a, target, s.engine(), where);
   const EagerTensor cb = convert_to(b, target, s.engine(), where);
   Tensor out = run_binary(op, ca.value(), cb.value(), s.engine(), where);
-  if (!ad::differentiable(op)) return constant_node(std::move(out));
+  if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::BinaryRule{op}, std::array<const EagerTensor*, 2>{&ca, &cb}, std::move(out));
 }
 
@@ -42,7 +42,7 @@ EagerTensor unary(EagerSession& s, UnaryOp op, const EagerTensor& x, SourceLocat
   const DType target = plan_target(elementwise_policy(inf), {&x}, s.engine());
   const EagerTensor cx = convert_to(x, target, s.engine(), where);
   Tensor out = run_unary(op, cx.value(), s.engine(), where);
-  if (!ad::differentiable(op)) return constant_node(std::move(out));
+  if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::UnaryRule{op}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
 }
 
@@ -74,7 +74,7 @@ EagerTensor EagerSession::constant(const Tensor& value) const {
   return constant_node(value);
 }
 
-#define TENSORA_EAGER_BINARY(name, Op)                                \
+#define TENSORA_EAGER_BINARY(name, Op, ...)                           \
   EagerTensor EagerSession::name(const T& a, const T& b, Loc where) { \
     return binary_tt(*this, BinaryOp::Op, a, b, where);               \
   }                                                                   \
@@ -84,56 +84,13 @@ EagerTensor EagerSession::constant(const Tensor& value) const {
   EagerTensor EagerSession::name(Scalar a, const T& b, Loc where) {   \
     return binary_ts(*this, BinaryOp::Op, b, a, true, where);         \
   }
-TENSORA_EAGER_BINARY(add, Add)
-TENSORA_EAGER_BINARY(sub, Sub)
-TENSORA_EAGER_BINARY(mul, Mul)
-TENSORA_EAGER_BINARY(div, Div)
-TENSORA_EAGER_BINARY(floor_div, FloorDiv)
-TENSORA_EAGER_BINARY(rem, Rem)
-TENSORA_EAGER_BINARY(pow, Pow)
-TENSORA_EAGER_BINARY(maximum, Maximum)
-TENSORA_EAGER_BINARY(minimum, Minimum)
-TENSORA_EAGER_BINARY(atan2, Atan2)
-TENSORA_EAGER_BINARY(eq, Eq)
-TENSORA_EAGER_BINARY(ne, Ne)
-TENSORA_EAGER_BINARY(lt, Lt)
-TENSORA_EAGER_BINARY(le, Le)
-TENSORA_EAGER_BINARY(gt, Gt)
-TENSORA_EAGER_BINARY(ge, Ge)
-TENSORA_EAGER_BINARY(logical_and, LogicalAnd)
-TENSORA_EAGER_BINARY(logical_or, LogicalOr)
-TENSORA_EAGER_BINARY(logical_xor, LogicalXor)
-#undef TENSORA_EAGER_BINARY
-
-#define TENSORA_EAGER_UNARY(name, Op)                     \
+#define TENSORA_EAGER_UNARY(name, Op, ...)                \
   EagerTensor EagerSession::name(const T& x, Loc where) { \
     return unary(*this, UnaryOp::Op, x, where);           \
   }
-TENSORA_EAGER_UNARY(neg, Neg)
-TENSORA_EAGER_UNARY(abs, Abs)
-TENSORA_EAGER_UNARY(sign, Sign)
-TENSORA_EAGER_UNARY(exp, Exp)
-TENSORA_EAGER_UNARY(expm1, Expm1)
-TENSORA_EAGER_UNARY(log, Log)
-TENSORA_EAGER_UNARY(log1p, Log1p)
-TENSORA_EAGER_UNARY(sqrt, Sqrt)
-TENSORA_EAGER_UNARY(rsqrt, Rsqrt)
-TENSORA_EAGER_UNARY(sin, Sin)
-TENSORA_EAGER_UNARY(cos, Cos)
-TENSORA_EAGER_UNARY(tan, Tan)
-TENSORA_EAGER_UNARY(tanh, Tanh)
-TENSORA_EAGER_UNARY(sigmoid, Sigmoid)
-TENSORA_EAGER_UNARY(erf, Erf)
-TENSORA_EAGER_UNARY(floor, Floor)
-TENSORA_EAGER_UNARY(ceil, Ceil)
-TENSORA_EAGER_UNARY(round, Round)
-TENSORA_EAGER_UNARY(conj, Conj)
-TENSORA_EAGER_UNARY(real, Real)
-TENSORA_EAGER_UNARY(imag, Imag)
-TENSORA_EAGER_UNARY(logical_not, LogicalNot)
-TENSORA_EAGER_UNARY(isnan, IsNan)
-TENSORA_EAGER_UNARY(isinf, IsInf)
-TENSORA_EAGER_UNARY(isfinite, IsFinite)
+TENSORA_BINARY_OPS(TENSORA_EAGER_BINARY)
+TENSORA_UNARY_OPS(TENSORA_EAGER_UNARY)
+#undef TENSORA_EAGER_BINARY
 #undef TENSORA_EAGER_UNARY
 
 EagerTensor EagerSession::clamp(const T& x, Scalar lo, Scalar hi, Loc where) {

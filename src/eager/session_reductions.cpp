@@ -1,7 +1,9 @@
 // Reductions and contractions of the eager session.
 #include "ad/contraction_rules.hpp"
+#include "ad/normalization_rules.hpp"
 #include "ad/reduction_rules.hpp"
 #include "eager/session_support.hpp"
+#include "ops/direct.hpp"
 
 namespace tensora {
 
@@ -9,94 +11,76 @@ using namespace eager_detail;  // NOLINT: the session is this layer's front
 
 namespace {
 
-using ReduceMethod = Tensor (Tensor::*)(std::vector<std::int64_t>, ReduceOptions, Engine&,
-                                        SourceLocation) const;
-
-struct ReductionEntry {
-  const char* name;
-  ReduceMethod method;
-  std::optional<ad::ReduceKind> kind;  // none: not differentiable (Bool results)
-  OpPolicy policy;
-};
-
-EagerTensor reduce(EagerSession& s, const ReductionEntry& r, const EagerTensor& x,
-                   std::vector<std::int64_t> axes, bool all_axes, ReduceOptions options,
-                   SourceLocation where) {
+// One function per call shape of the reduction rows; the row gives the policy and the rule.
+EagerTensor reduce(EagerSession& s, Reduction op, const EagerTensor& x, std::vector<std::int64_t> axes, bool all_axes,
+                   ReduceOptions options, SourceLocation where) {
+  const ReductionInfo& r = info(op);
   check_inputs(r.name, s.engine(), {&x}, where);
-  const EagerTensor cx = convert_to(x, plan_target(r.policy, {&x}, s.engine()), s.engine(), where);
+  const EagerTensor cx = convert_to(x, plan_target({r.accepts, 0}, {&x}, s.engine()), s.engine(), where);
   const auto rank = cx.value().rank();
   if (all_axes) {
     axes.clear();
     for (std::int64_t d = 0; d < rank; ++d) axes.push_back(d);
   }
-  Tensor out = (cx.value().*r.method)(axes, options, s.engine(), where);
-  if (!r.kind) return constant_node(std::move(out));
-  return record(
-      ad::ReduceRule{*r.kind, ad::reduced_axes(axes, false, rank), options.keepdims, options.ddof},
-      std::array<const EagerTensor*, 1>{&cx}, std::move(out));
+  Tensor out = direct::reduce(op, cx.value(), axes, options, s.engine(), where);
+  if (r.ad == AdRule::None) return constant_node(std::move(out));
+  return record(ad::ReduceRule{op, ad::reduced_axes(axes, false, rank), options.keepdims, options.ddof},
+                std::array<const EagerTensor*, 1>{&cx}, std::move(out));
 }
 
-#define TENSORA_REDUCE_METHOD(m) static_cast<ReduceMethod>(&Tensor::m)
-const ReductionEntry kSum{"sum", TENSORA_REDUCE_METHOD(sum), ad::ReduceKind::Sum, policy("sum")};
-const ReductionEntry kProd{"prod", TENSORA_REDUCE_METHOD(prod), ad::ReduceKind::Prod,
-                           policy("prod")};
-const ReductionEntry kMean{"mean", TENSORA_REDUCE_METHOD(mean), ad::ReduceKind::Mean,
-                           policy("mean")};
-const ReductionEntry kMax{"max", TENSORA_REDUCE_METHOD(max), ad::ReduceKind::Max, policy("max")};
-const ReductionEntry kMin{"min", TENSORA_REDUCE_METHOD(min), ad::ReduceKind::Min, policy("min")};
-const ReductionEntry kLogsumexp{"logsumexp", TENSORA_REDUCE_METHOD(logsumexp),
-                                ad::ReduceKind::Logsumexp, policy("logsumexp")};
-const ReductionEntry kVar{"var", TENSORA_REDUCE_METHOD(var), ad::ReduceKind::Var, policy("var")};
-const ReductionEntry kStd{"std", TENSORA_REDUCE_METHOD(std), ad::ReduceKind::Std, policy("std")};
-const ReductionEntry kAllReduction{"all", TENSORA_REDUCE_METHOD(all), std::nullopt, policy("all")};
-const ReductionEntry kAnyReduction{"any", TENSORA_REDUCE_METHOD(any), std::nullopt, policy("any")};
-#undef TENSORA_REDUCE_METHOD
+// argmax / argmin: indices, never differentiable, no promotion (the direct op checks the dtype).
+EagerTensor reduce_axis(EagerSession& s, Reduction op, const EagerTensor& x, std::int64_t axis, SourceLocation where) {
+  check_inputs(info(op).name, s.engine(), {&x}, where);
+  return constant_node(direct::reduce_axis(op, x.value(), axis, {}, s.engine(), where));
+}
+
+EagerTensor scan(EagerSession& s, Reduction op, const EagerTensor& x, std::int64_t axis, SourceLocation where) {
+  const ReductionInfo& r = info(op);
+  check_inputs(r.name, s.engine(), {&x}, where);
+  const EagerTensor cx = convert_to(x, plan_target({r.accepts, 0}, {&x}, s.engine()), s.engine(), where);
+  Tensor out = direct::scan(op, cx.value(), axis, s.engine(), where);
+  const std::array<const EagerTensor*, 1> in{&cx};
+  if (op == Reduction::CumProd) return record(ad::CumprodRule{axis}, in, std::move(out));
+  return record(ad::CumsumRule{axis}, in, std::move(out));
+}
+
+EagerTensor axis_op(EagerSession& s, AxisOp op, const EagerTensor& x, std::int64_t axis, SourceLocation where) {
+  const ElementwiseInfo& r = info(op);
+  check_inputs(r.name, s.engine(), {&x}, where);
+  const EagerTensor cx = convert_to(x, plan_target({r.accepts, 0}, {&x}, s.engine()), s.engine(), where);
+  Tensor out = direct::axis_op(op, cx.value(), axis, s.engine(), where);
+  return record(ad::AxisOpRule{op, axis}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
+}
 
 }  // namespace
 
-#define TENSORA_EAGER_REDUCE(name, entry)                                                   \
+#define TENSORA_EAGER_REDUCTION_Axes(name, Op)                                              \
   EagerTensor EagerSession::name(const T& x, Axes axes, ReduceOptions options, Loc where) { \
-    return reduce(*this, entry, x, std::move(axes), false, options, where);                 \
+    return reduce(*this, Reduction::Op, x, std::move(axes), false, options, where);         \
   }                                                                                         \
   EagerTensor EagerSession::name(const T& x, Loc where) {                                   \
-    return reduce(*this, entry, x, {}, true, {}, where);                                    \
+    return reduce(*this, Reduction::Op, x, {}, true, {}, where);                            \
   }
-TENSORA_EAGER_REDUCE(sum, kSum)
-TENSORA_EAGER_REDUCE(prod, kProd)
-TENSORA_EAGER_REDUCE(mean, kMean)
-TENSORA_EAGER_REDUCE(max, kMax)
-TENSORA_EAGER_REDUCE(min, kMin)
-TENSORA_EAGER_REDUCE(logsumexp, kLogsumexp)
-TENSORA_EAGER_REDUCE(var, kVar)
-TENSORA_EAGER_REDUCE(std, kStd)
-TENSORA_EAGER_REDUCE(all, kAllReduction)
-TENSORA_EAGER_REDUCE(any, kAnyReduction)
-#undef TENSORA_EAGER_REDUCE
-
-EagerTensor EagerSession::argmax(const T& x, std::int64_t axis, Loc where) {
-  check_inputs("argmax", engine_, {&x}, where);
-  return constant_node(x.value().argmax(axis, engine_, where));
-}
-EagerTensor EagerSession::argmin(const T& x, std::int64_t axis, Loc where) {
-  check_inputs("argmin", engine_, {&x}, where);
-  return constant_node(x.value().argmin(axis, engine_, where));
-}
-
-EagerTensor EagerSession::cumsum(const T& x, std::int64_t axis, Loc where) {
-  check_inputs("cumsum", engine_, {&x}, where);
-  const EagerTensor cx =
-      convert_to(x, plan_target(policy("cumsum"), {&x}, engine_), engine_, where);
-  Tensor out = cx.value().cumsum(axis, engine_, where);
-  return record(ad::CumsumRule{axis}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
-}
-
-EagerTensor EagerSession::cumprod(const T& x, std::int64_t axis, Loc where) {
-  check_inputs("cumprod", engine_, {&x}, where);
-  const EagerTensor cx =
-      convert_to(x, plan_target(policy("cumprod"), {&x}, engine_), engine_, where);
-  Tensor out = cx.value().cumprod(axis, engine_, where);
-  return record(ad::CumprodRule{axis}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
-}
+#define TENSORA_EAGER_REDUCTION_Axis(name, Op)                                \
+  EagerTensor EagerSession::name(const T& x, std::int64_t axis, Loc where) {  \
+    return reduce_axis(*this, Reduction::Op, x, axis, where);                 \
+  }
+#define TENSORA_EAGER_REDUCTION_Scan(name, Op)                                \
+  EagerTensor EagerSession::name(const T& x, std::int64_t axis, Loc where) {  \
+    return scan(*this, Reduction::Op, x, axis, where);                        \
+  }
+#define TENSORA_EAGER_REDUCTION(name, Op, accepts, result, ad, form, ...) TENSORA_EAGER_REDUCTION_##form(name, Op)
+TENSORA_REDUCTIONS(TENSORA_EAGER_REDUCTION)
+#undef TENSORA_EAGER_REDUCTION
+#undef TENSORA_EAGER_REDUCTION_Axes
+#undef TENSORA_EAGER_REDUCTION_Axis
+#undef TENSORA_EAGER_REDUCTION_Scan
+#define TENSORA_EAGER_AXIS_OP(name, Op, ...)                                  \
+  EagerTensor EagerSession::name(const T& x, std::int64_t axis, Loc where) {  \
+    return axis_op(*this, AxisOp::Op, x, axis, where);                        \
+  }
+TENSORA_AXIS_OPS(TENSORA_EAGER_AXIS_OP)
+#undef TENSORA_EAGER_AXIS_OP
 
 // 1-D operands are lifted to matrices (recorded reshapes) so the rule sees rank >= 2 only.
 EagerTensor EagerSession::matmul(const T& a, const T& b, Loc where) {

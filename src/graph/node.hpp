@@ -85,6 +85,4 @@ std::shared_ptr<const Rule> rule_of(R r) {
   return std::make_shared<RuleOf<R>>(std::move(r));
 }
 
-inline const Node& node_of(const TracedTensor& t) { return *t.node(); }
-
 }  // namespace tensora::graph_detail

@@ -38,7 +38,7 @@ TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where) {
                        {x.node()});
   n.unary = op;
   n.exec = [op, where](std::span<const Tensor> in, Engine& e) { return eager_detail::run_unary(op, in[0], e, where); };
-  if (ad::differentiable(op)) n.rule = rule_of(ad::UnaryRule{op});
+  if (ad::differentiable(op, x.dtype())) n.rule = rule_of(ad::UnaryRule{op});
   return make_traced(std::move(n));
 }
 
@@ -51,7 +51,7 @@ TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor&
   n.exec = [op, where](std::span<const Tensor> in, Engine& e) {
     return eager_detail::run_binary(op, in[0], in[1], e, where);
   };
-  if (ad::differentiable(op)) n.rule = rule_of(ad::BinaryRule{op});
+  if (ad::differentiable(op, r.dtype)) n.rule = rule_of(ad::BinaryRule{op});
   return make_traced(std::move(n));
 }
 
@@ -117,61 +117,18 @@ TracedTensor promoted_unary(UnaryOp op, const TracedTensor& x, Loc where) {
 
 using namespace graph_detail;  // NOLINT: this file is the layer's front
 
-#define TENSORA_TRACED_BINARY(name, Op)                                                \
-  TracedTensor TracedTensor::name(const TracedTensor& other, Loc where) const {        \
-    return promoted_binary(BinaryOp::Op, *this, other, where);                        \
-  }                                                                                    \
-  TracedTensor TracedTensor::name(Scalar other, Loc where) const {                     \
-    return scalar_binary(BinaryOp::Op, *this, other, false, where);                   \
+#define TENSORA_TRACED_BINARY(name, Op, ...)                                    \
+  TracedTensor TracedTensor::name(const TracedTensor& other, Loc where) const { \
+    return promoted_binary(BinaryOp::Op, *this, other, where);                 \
+  }                                                                             \
+  TracedTensor TracedTensor::name(Scalar other, Loc where) const {              \
+    return scalar_binary(BinaryOp::Op, *this, other, false, where);            \
   }
-TENSORA_TRACED_BINARY(add, Add)
-TENSORA_TRACED_BINARY(sub, Sub)
-TENSORA_TRACED_BINARY(mul, Mul)
-TENSORA_TRACED_BINARY(div, Div)
-TENSORA_TRACED_BINARY(floor_div, FloorDiv)
-TENSORA_TRACED_BINARY(rem, Rem)
-TENSORA_TRACED_BINARY(pow, Pow)
-TENSORA_TRACED_BINARY(maximum, Maximum)
-TENSORA_TRACED_BINARY(minimum, Minimum)
-TENSORA_TRACED_BINARY(atan2, Atan2)
-TENSORA_TRACED_BINARY(eq, Eq)
-TENSORA_TRACED_BINARY(ne, Ne)
-TENSORA_TRACED_BINARY(lt, Lt)
-TENSORA_TRACED_BINARY(le, Le)
-TENSORA_TRACED_BINARY(gt, Gt)
-TENSORA_TRACED_BINARY(ge, Ge)
-TENSORA_TRACED_BINARY(logical_and, LogicalAnd)
-TENSORA_TRACED_BINARY(logical_or, LogicalOr)
-TENSORA_TRACED_BINARY(logical_xor, LogicalXor)
-#undef TENSORA_TRACED_BINARY
-
-#define TENSORA_TRACED_UNARY(name, Op) \
+#define TENSORA_TRACED_UNARY(name, Op, ...) \
   TracedTensor TracedTensor::name(Loc where) const { return promoted_unary(UnaryOp::Op, *this, where); }
-TENSORA_TRACED_UNARY(neg, Neg)
-TENSORA_TRACED_UNARY(abs, Abs)
-TENSORA_TRACED_UNARY(sign, Sign)
-TENSORA_TRACED_UNARY(exp, Exp)
-TENSORA_TRACED_UNARY(expm1, Expm1)
-TENSORA_TRACED_UNARY(log, Log)
-TENSORA_TRACED_UNARY(log1p, Log1p)
-TENSORA_TRACED_UNARY(sqrt, Sqrt)
-TENSORA_TRACED_UNARY(rsqrt, Rsqrt)
-TENSORA_TRACED_UNARY(sin, Sin)
-TENSORA_TRACED_UNARY(cos, Cos)
-TENSORA_TRACED_UNARY(tan, Tan)
-TENSORA_TRACED_UNARY(tanh, Tanh)
-TENSORA_TRACED_UNARY(sigmoid, Sigmoid)
-TENSORA_TRACED_UNARY(erf, Erf)
-TENSORA_TRACED_UNARY(floor, Floor)
-TENSORA_TRACED_UNARY(ceil, Ceil)
-TENSORA_TRACED_UNARY(round, Round)
-TENSORA_TRACED_UNARY(conj, Conj)
-TENSORA_TRACED_UNARY(real, Real)
-TENSORA_TRACED_UNARY(imag, Imag)
-TENSORA_TRACED_UNARY(logical_not, LogicalNot)
-TENSORA_TRACED_UNARY(isnan, IsNan)
-TENSORA_TRACED_UNARY(isinf, IsInf)
-TENSORA_TRACED_UNARY(isfinite, IsFinite)
+TENSORA_BINARY_OPS(TENSORA_TRACED_BINARY)
+TENSORA_UNARY_OPS(TENSORA_TRACED_UNARY)
+#undef TENSORA_TRACED_BINARY
 #undef TENSORA_TRACED_UNARY
 
 TracedTensor TracedTensor::clamp(Scalar lo, Scalar hi, Loc where) const {

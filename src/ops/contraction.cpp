@@ -15,6 +15,8 @@ namespace tensora {
 namespace {
 
 constexpr std::string_view kOp = "dot_general";
+// matmul's own shape checks name it (its dtype check is dot_general's, which it runs on).
+constexpr std::string_view kMatmul = "matmul";
 
 std::string str(std::int64_t v) { return std::to_string(v); }
 
@@ -153,16 +155,16 @@ struct MatmulForm {
 MatmulForm matmul_form(const Tensor& a, const Tensor& b, SourceLocation where) {
   const std::int64_t ra = a.rank(), rb = b.rank();
   if (ra == 0 || rb == 0)
-    check::fail_invalid(kOp,
-                        std::string("matmul needs operands of rank >= 1, got a 0-d ") + (ra == 0 ? "lhs" : "rhs") +
+    check::fail_invalid(kMatmul,
+                        std::string("operands need rank >= 1, got a 0-d ") + (ra == 0 ? "lhs" : "rhs") +
                             "; use mul for a product with a scalar",
                         ra == 0 ? "lhs" : "rhs", where);
   // The contracted axes: the last of lhs, the first of a 1-D rhs or the second-to-last.
   const std::int64_t ka = a.shape().back();
   const std::int64_t kb = rb == 1 ? b.shape()[0] : b.shape()[static_cast<std::size_t>(rb - 2)];
   if (ka != kb)
-    check::fail_shape(kOp,
-                      "matmul: lhs " + to_string(a.shape()) + " and rhs " + to_string(b.shape()) +
+    check::fail_shape(kMatmul,
+                      "lhs " + to_string(a.shape()) + " and rhs " + to_string(b.shape()) +
                           " do not chain: the last axis of lhs has size " + str(ka) + ", the " +
                           (rb == 1 ? std::string("only") : std::string("second-to-last")) + " axis of rhs has size " +
                           str(kb),
@@ -172,7 +174,7 @@ MatmulForm matmul_form(const Tensor& a, const Tensor& b, SourceLocation where) {
     return {a, b, DotGeneralConfig{{}, {}, {ra - 1}, {rb == 1 ? 0 : rb - 2}}};
   }
   const Shape batch_a(a.shape().begin(), a.shape().end() - 2), batch_b(b.shape().begin(), b.shape().end() - 2);
-  const Shape batch = batch_a == batch_b ? batch_a : broadcast_shapes(batch_a, batch_b, kOp, where);
+  const Shape batch = batch_a == batch_b ? batch_a : broadcast_shapes(batch_a, batch_b, kMatmul, where);
   auto expand = [&](const Tensor& t) {
     if (static_cast<std::int64_t>(batch.size()) == t.rank() - 2 &&
         std::equal(batch.begin(), batch.end(), t.shape().begin()))

@@ -7,6 +7,7 @@
 #include "cpu/kernels.hpp"
 #include "cpu/transpose_copy.hpp"
 #include "ops/elementwise_catalog.hpp"
+#include "ops/direct.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
@@ -165,6 +166,13 @@ void unary_into(UnaryOp op, const Tensor& x, Engine& engine, const Tensor& dest,
 
 }  // namespace
 
+Tensor direct::binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
+  return binary_op(op, a, b, engine, where);
+}
+Tensor direct::unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
+  return unary_op(op, x, engine, where);
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op, SourceLocation where) {
   const std::size_t r = std::max(a.size(), b.size());
   Shape out(r);
@@ -179,71 +187,29 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, std::string_view op, Sour
   return out;
 }
 
-#define TENSORA_BINARY_METHODS(method, Op)                                                        \
-  Tensor Tensor::method(const Tensor& other, Engine& engine, Loc where) const {                    \
-    return binary_op(BinaryOp::Op, *this, other, engine, where);                                   \
-  }                                                                                                \
-  Tensor Tensor::method(Scalar other, Engine& engine, Loc where) const {                           \
-    return binary_scalar(BinaryOp::Op, *this, other, engine, where);                               \
-  }                                                                                                \
-  void Tensor::method##_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where)  \
-      const {                                                                                      \
-    binary_into(BinaryOp::Op, *this, other, engine, dest, where);                                  \
+// The methods of every catalog row (tensora/op_catalog.hpp).
+#define TENSORA_DEFINE_BINARY(method, Op, ...)                                                   \
+  Tensor Tensor::method(const Tensor& other, Engine& engine, Loc where) const {                   \
+    return binary_op(BinaryOp::Op, *this, other, engine, where);                                  \
+  }                                                                                               \
+  Tensor Tensor::method(Scalar other, Engine& engine, Loc where) const {                          \
+    return binary_scalar(BinaryOp::Op, *this, other, engine, where);                              \
+  }                                                                                               \
+  void Tensor::method##_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where) \
+      const {                                                                                     \
+    binary_into(BinaryOp::Op, *this, other, engine, dest, where);                                 \
   }
-TENSORA_BINARY_METHODS(add, Add)
-TENSORA_BINARY_METHODS(sub, Sub)
-TENSORA_BINARY_METHODS(mul, Mul)
-TENSORA_BINARY_METHODS(div, Div)
-TENSORA_BINARY_METHODS(floor_div, FloorDiv)
-TENSORA_BINARY_METHODS(rem, Rem)
-TENSORA_BINARY_METHODS(pow, Pow)
-TENSORA_BINARY_METHODS(maximum, Maximum)
-TENSORA_BINARY_METHODS(minimum, Minimum)
-TENSORA_BINARY_METHODS(atan2, Atan2)
-TENSORA_BINARY_METHODS(eq, Eq)
-TENSORA_BINARY_METHODS(ne, Ne)
-TENSORA_BINARY_METHODS(lt, Lt)
-TENSORA_BINARY_METHODS(le, Le)
-TENSORA_BINARY_METHODS(gt, Gt)
-TENSORA_BINARY_METHODS(ge, Ge)
-TENSORA_BINARY_METHODS(logical_and, LogicalAnd)
-TENSORA_BINARY_METHODS(logical_or, LogicalOr)
-TENSORA_BINARY_METHODS(logical_xor, LogicalXor)
-#undef TENSORA_BINARY_METHODS
-
-#define TENSORA_UNARY_METHODS(method, Op)                                                  \
-  Tensor Tensor::method(Engine& engine, Loc where) const {                                  \
-    return unary_op(UnaryOp::Op, *this, engine, where);                                     \
-  }                                                                                         \
-  void Tensor::method##_into(Engine& engine, const Tensor& dest, Loc where) const {         \
-    unary_into(UnaryOp::Op, *this, engine, dest, where);                                    \
+#define TENSORA_DEFINE_UNARY(method, Op, ...)                                            \
+  Tensor Tensor::method(Engine& engine, Loc where) const {                               \
+    return unary_op(UnaryOp::Op, *this, engine, where);                                  \
+  }                                                                                      \
+  void Tensor::method##_into(Engine& engine, const Tensor& dest, Loc where) const {      \
+    unary_into(UnaryOp::Op, *this, engine, dest, where);                                 \
   }
-TENSORA_UNARY_METHODS(neg, Neg)
-TENSORA_UNARY_METHODS(abs, Abs)
-TENSORA_UNARY_METHODS(sign, Sign)
-TENSORA_UNARY_METHODS(exp, Exp)
-TENSORA_UNARY_METHODS(expm1, Expm1)
-TENSORA_UNARY_METHODS(log, Log)
-TENSORA_UNARY_METHODS(log1p, Log1p)
-TENSORA_UNARY_METHODS(sqrt, Sqrt)
-TENSORA_UNARY_METHODS(rsqrt, Rsqrt)
-TENSORA_UNARY_METHODS(sin, Sin)
-TENSORA_UNARY_METHODS(cos, Cos)
-TENSORA_UNARY_METHODS(tan, Tan)
-TENSORA_UNARY_METHODS(tanh, Tanh)
-TENSORA_UNARY_METHODS(sigmoid, Sigmoid)
-TENSORA_UNARY_METHODS(erf, Erf)
-TENSORA_UNARY_METHODS(floor, Floor)
-TENSORA_UNARY_METHODS(ceil, Ceil)
-TENSORA_UNARY_METHODS(round, Round)
-TENSORA_UNARY_METHODS(conj, Conj)
-TENSORA_UNARY_METHODS(real, Real)
-TENSORA_UNARY_METHODS(imag, Imag)
-TENSORA_UNARY_METHODS(logical_not, LogicalNot)
-TENSORA_UNARY_METHODS(isnan, IsNan)
-TENSORA_UNARY_METHODS(isinf, IsInf)
-TENSORA_UNARY_METHODS(isfinite, IsFinite)
-#undef TENSORA_UNARY_METHODS
+TENSORA_BINARY_OPS(TENSORA_DEFINE_BINARY)
+TENSORA_UNARY_OPS(TENSORA_DEFINE_UNARY)
+#undef TENSORA_DEFINE_BINARY
+#undef TENSORA_DEFINE_UNARY
 
 Tensor Tensor::clamp(Scalar lo, Scalar hi, Engine& engine, Loc where) const {
   validate::operands("clamp", engine, {this}, where);

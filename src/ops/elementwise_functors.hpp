@@ -3,6 +3,8 @@
 // with these (the CPU backend's SIMD kernels must agree with them).
 #pragma once
 
+#include <math.h>  // lgamma_r
+
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -109,6 +111,89 @@ bool truth(T v) {
   else return v != T{0};
 }
 
+// log(exp(a) + exp(b)) without overflow; equal arguments (infinities included) give a + log 2.
+template <class C>
+C logaddexp(C a, C b) {
+  if (a == b) return a + static_cast<C>(0.693147180559945309417232121458176568);
+  const C m = a > b ? a : b;
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+
+// x * log(y), 0 where x == 0 (also for y == 0), NaN where y is NaN (SciPy's xlogy).
+template <class C>
+C xlogy(C x, C y) {
+  if (std::isnan(y)) return y;
+  if (x == 0) return C{0};
+  return x * std::log(y);
+}
+
+// The special functions that <cmath> lacks, computed in double and rounded once.
+// digamma: reflection for x < 0, recurrence up to 10, then the asymptotic series.
+inline double digamma(double x) {
+  constexpr double kPi = 3.141592653589793238462643383279502884;
+  if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 0) return -std::numeric_limits<double>::infinity();  // as PyTorch
+  double result = 0;
+  if (x < 0) {
+    if (x == std::floor(x)) return std::numeric_limits<double>::quiet_NaN();  // poles
+    result = -kPi / std::tan(kPi * x);
+    x = 1 - x;
+  }
+  while (x < 10) {
+    result -= 1 / x;
+    x += 1;
+  }
+  const double f = 1 / (x * x);
+  return result + std::log(x) - 0.5 / x -
+         f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f * (1.0 / 132)))));
+}
+// trigamma = d digamma / dx: reflection, recurrence up to 15, asymptotic series; +inf at the poles.
+inline double trigamma(double x) {
+  constexpr double kPi = 3.141592653589793238462643383279502884;
+  if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) return std::numeric_limits<double>::quiet_NaN();
+  if (x <= 0 && x == std::floor(x)) return std::numeric_limits<double>::infinity();
+  if (x < 0) {
+    const double s = std::sin(kPi * x);
+    return kPi * kPi / (s * s) - trigamma(1 - x);
+  }
+  double result = 0;
+  while (x < 15) {  // the series' first omitted term is below 1e-16 of the value from 15 on
+    result += 1 / (x * x);
+    x += 1;
+  }
+  const double f = 1 / (x * x);
+  return result + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f * (1.0 / 30 - f * 5.0 / 66))));
+}
+// erfinv: Giles' approximation ("Approximating the erfinv function", 2010) refined by two
+// Newton steps on erf, which brings it to double precision.
+inline double erfinv(double x) {
+  if (std::isnan(x) || x < -1 || x > 1) return std::numeric_limits<double>::quiet_NaN();
+  if (x == 1 || x == -1) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  double w = -std::log((1 - x) * (1 + x)), p;
+  if (w < 5) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+                     -0.00417768164, 0.246640727, 1.50140941})
+      p = c + p * w;
+  } else {
+    w = std::sqrt(w) - 3;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = c + p * w;
+  }
+  double y = p * x;
+  constexpr double kTwoOverSqrtPi = 1.128379167095512573896158903121545172;
+  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (kTwoOverSqrtPi * std::exp(-y * y));
+  return y;
+}
+// lgamma without the global signgam write of std::lgamma (a data race across threads).
+inline double lgamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
+
 // Binary ops on the compute type C; R is the result compute type.
 template <BinaryOp Op, class C>
 auto binary(C a, C b) {
@@ -130,6 +215,9 @@ auto binary(C a, C b) {
     if (is_nan(b)) return b;
     return b < a ? b : a;
   } else if constexpr (Op == BinaryOp::Atan2) return static_cast<C>(std::atan2(a, b));
+  else if constexpr (Op == BinaryOp::Hypot) return static_cast<C>(std::hypot(a, b));
+  else if constexpr (Op == BinaryOp::LogAddExp) return logaddexp(a, b);
+  else if constexpr (Op == BinaryOp::Xlogy) return xlogy(a, b);
   else if constexpr (Op == BinaryOp::Eq) return a == b;
   else if constexpr (Op == BinaryOp::Ne) return a != b;
   else if constexpr (Op == BinaryOp::Lt) return a < b;
@@ -173,6 +261,31 @@ auto unary(C a) {
       return static_cast<C>((a > 0) - (a < 0));
     }
   } else if constexpr (Op == UnaryOp::Exp) return std::exp(a);
+  else if constexpr (Op == UnaryOp::Exp2) return std::exp2(a);
+  else if constexpr (Op == UnaryOp::Log2) return std::log2(a);
+  else if constexpr (Op == UnaryOp::Log10) return std::log10(a);
+  else if constexpr (Op == UnaryOp::Reciprocal) return C{1} / a;
+  else if constexpr (Op == UnaryOp::Square) {
+    if constexpr (is_int_v<C>) return wrap_mul(a, a);
+    else return a * a;
+  }
+  else if constexpr (Op == UnaryOp::Asin) return std::asin(a);
+  else if constexpr (Op == UnaryOp::Acos) return std::acos(a);
+  else if constexpr (Op == UnaryOp::Atan) return std::atan(a);
+  else if constexpr (Op == UnaryOp::Sinh) return std::sinh(a);
+  else if constexpr (Op == UnaryOp::Cosh) return std::cosh(a);
+  else if constexpr (Op == UnaryOp::Asinh) return std::asinh(a);
+  else if constexpr (Op == UnaryOp::Acosh) return std::acosh(a);
+  else if constexpr (Op == UnaryOp::Atanh) return std::atanh(a);
+  else if constexpr (Op == UnaryOp::Erfc) return std::erfc(a);
+  else if constexpr (Op == UnaryOp::Erfinv) return static_cast<C>(erfinv(a));
+  else if constexpr (Op == UnaryOp::Lgamma) return static_cast<C>(lgamma(a));
+  else if constexpr (Op == UnaryOp::Digamma) return static_cast<C>(digamma(a));
+  else if constexpr (Op == UnaryOp::Trigamma) return static_cast<C>(trigamma(a));
+  else if constexpr (Op == UnaryOp::Trunc) {
+    if constexpr (std::is_floating_point_v<C>) return std::trunc(a);
+    else return a;
+  }
   else if constexpr (Op == UnaryOp::Expm1) return std::expm1(a);
   else if constexpr (Op == UnaryOp::Log) return std::log(a);
   else if constexpr (Op == UnaryOp::Log1p) return std::log1p(a);

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ops/elementwise_catalog.hpp"
+#include "ops/reduction_catalog.hpp"
 #include "tensora/tensor.hpp"
 
 namespace tensora::infer {
@@ -26,12 +26,10 @@ Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_sh
 Shape select(DType pred, DType a, DType b, const Shape& pred_shape, const Shape& a_shape, const Shape& b_shape,
              SourceLocation where);
 
-// A reduction by its direct name ("sum", "mean", "var", "all", "argmax", ...). For argmax/argmin
-// `axes` holds the one axis.
-Result reduction(std::string_view op, const Tensor& x, const std::vector<std::int64_t>& axes,
-                 const ReduceOptions& options, SourceLocation where);
-// cumsum / cumprod.
-Result scan(std::string_view op, const Tensor& x, std::int64_t axis, SourceLocation where);
+// A reduction, arg-reduction or scan of the catalog. For argmax/argmin and the scans `axes`
+// holds the one axis.
+Result reduction(Reduction op, const Tensor& x, const std::vector<std::int64_t>& axes, const ReduceOptions& options,
+                 SourceLocation where);
 // Contractions take operands of one numeric dtype.
 void contraction_dtypes(std::string_view op, DType lhs, DType rhs, SourceLocation where);
 // The result shape of dot_general (operands of one dtype).

@@ -4,6 +4,8 @@
 
 #include "cpu/kernels.hpp"
 #include "cpu/reduce_kernels.hpp"
+#include "ops/reduction_catalog.hpp"
+#include "ops/direct.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
@@ -11,25 +13,12 @@ namespace tensora {
 
 namespace {
 
-struct ReductionSpec {
-  std::string_view name;
-  std::uint8_t accepts;  // KindMask
-  std::string_view hint;
-  bool needs_identity;  // max/min/argmax have no value for an empty axis
-};
-
-constexpr ReductionSpec kSum{"sum", kNumeric, "cast Bool to an integer dtype to count", false};
-constexpr ReductionSpec kProd{"prod", kNumeric, "cast Bool to an integer dtype first", false};
-constexpr ReductionSpec kMean{"mean", kInexact, "cast the tensor to a float dtype first", false};
-constexpr ReductionSpec kMax{"max", kBool | kReal, "complex numbers are not ordered", true};
-constexpr ReductionSpec kMin{"min", kBool | kReal, "complex numbers are not ordered", true};
-constexpr ReductionSpec kAll{"all", kAny, "", false};
-constexpr ReductionSpec kAnyR{"any", kAny, "", false};
-constexpr ReductionSpec kLogSumExp{"logsumexp", kFloat, "cast the tensor to a float dtype first", false};
-constexpr ReductionSpec kVar{"var", kInexact, "cast the tensor to a float dtype first", false};
-constexpr ReductionSpec kStd{"std", kInexact, "cast the tensor to a float dtype first", false};
-constexpr ReductionSpec kArgMax{"argmax", kBool | kReal, "complex numbers are not ordered", true};
-constexpr ReductionSpec kArgMin{"argmin", kBool | kReal, "complex numbers are not ordered", true};
+// A reduction's catalog row (tensora/op_catalog.hpp): name, accepted kinds, hint, identity.
+using ReductionSpec = ReductionInfo;
+constexpr const ReductionSpec& kSum = info(Reduction::Sum);
+constexpr const ReductionSpec& kMean = info(Reduction::Mean);
+constexpr const ReductionSpec& kMax = info(Reduction::Max);
+constexpr const ReductionSpec& kLogSumExp = info(Reduction::LogSumExp);
 
 struct AxesPlan {
   std::vector<bool> reduced;  // per axis
@@ -97,58 +86,18 @@ Tensor run_var(const ReductionSpec& spec, const Tensor& x, const std::vector<std
                const ReduceOptions& options, Engine& engine, SourceLocation where) {
   check_reduction(spec, x, engine, where);
   const AxesPlan plan = plan_axes(spec, x, axes, where);
-  if (options.ddof < 0)
-    check::fail_invalid(spec.name, "ddof must be >= 0, got " + std::to_string(options.ddof), "ddof", where);
   const Tensor mean = x.mean(axes, ReduceOptions{true, 0}, engine, where);
   const Tensor dev = x.sub(mean, engine, where);
   Tensor sq = is_complex(x.dtype()) ? dev.abs(engine, where) : dev;
   sq = sq.mul(sq, engine, where);
   const Tensor total = sq.sum(axes, options, engine, where);
-  const double denom = static_cast<double>(plan.count - options.ddof);
-  // N - ddof <= 0 gives inf/NaN as in NumPy.
+  // N - ddof <= 0 divides by zero (inf or NaN), as NumPy, which clamps the count at 0.
+  const double denom = std::max(static_cast<double>(plan.count) - options.ddof, 0.0);
   const Tensor d = validate::weak_scalar(spec.name, Scalar(denom), total.dtype(), total.device(), where);
   return total.div(d, engine, where);
 }
 
 }  // namespace
-
-#define TENSORA_REDUCTION(method, spec, op)                                                           \
-  Tensor Tensor::method(std::vector<std::int64_t> axes, Engine& engine, Loc where) const {            \
-    return run_reduce(spec, op, *this, axes, {}, engine, where);                                      \
-  }                                                                                                   \
-  Tensor Tensor::method(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine,        \
-                        Loc where) const {                                                            \
-    return run_reduce(spec, op, *this, axes, options, engine, where);                                 \
-  }                                                                                                   \
-  Tensor Tensor::method(Engine& engine, Loc where) const {                                            \
-    return run_reduce(spec, op, *this, all_axes(*this), {}, engine, where);                           \
-  }
-TENSORA_REDUCTION(sum, kSum, ReduceOp::Sum)
-TENSORA_REDUCTION(prod, kProd, ReduceOp::Prod)
-TENSORA_REDUCTION(mean, kMean, ReduceOp::Mean)
-TENSORA_REDUCTION(max, kMax, ReduceOp::Max)
-TENSORA_REDUCTION(min, kMin, ReduceOp::Min)
-TENSORA_REDUCTION(all, kAll, ReduceOp::All)
-TENSORA_REDUCTION(any, kAnyR, ReduceOp::Any)
-#undef TENSORA_REDUCTION
-
-Tensor Tensor::var(std::vector<std::int64_t> axes, Engine& engine, Loc where) const {
-  return run_var(kVar, *this, axes, {}, engine, where);
-}
-Tensor Tensor::var(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where) const {
-  return run_var(kVar, *this, axes, options, engine, where);
-}
-Tensor Tensor::var(Engine& engine, Loc where) const { return run_var(kVar, *this, all_axes(*this), {}, engine, where); }
-
-Tensor Tensor::std(std::vector<std::int64_t> axes, Engine& engine, Loc where) const {
-  return run_var(kStd, *this, axes, {}, engine, where).sqrt(engine, where);
-}
-Tensor Tensor::std(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where) const {
-  return run_var(kStd, *this, axes, options, engine, where).sqrt(engine, where);
-}
-Tensor Tensor::std(Engine& engine, Loc where) const {
-  return run_var(kStd, *this, all_axes(*this), {}, engine, where).sqrt(engine, where);
-}
 
 namespace {
 
@@ -194,39 +143,12 @@ Tensor run_arg(const ReductionSpec& spec, bool max, const Tensor& x, std::option
 
 }  // namespace
 
-Tensor Tensor::logsumexp(std::vector<std::int64_t> axes, Engine& engine, Loc where) const {
-  return run_logsumexp(*this, axes, {}, engine, where);
-}
-Tensor Tensor::logsumexp(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine, Loc where) const {
-  return run_logsumexp(*this, axes, options, engine, where);
-}
-Tensor Tensor::logsumexp(Engine& engine, Loc where) const {
-  return run_logsumexp(*this, all_axes(*this), {}, engine, where);
-}
-
-Tensor Tensor::argmax(std::int64_t axis, Engine& engine, Loc where) const {
-  return run_arg(kArgMax, true, *this, axis, {}, engine, where);
-}
-Tensor Tensor::argmax(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where) const {
-  return run_arg(kArgMax, true, *this, axis, options, engine, where);
-}
-Tensor Tensor::argmax(Engine& engine, Loc where) const { return run_arg(kArgMax, true, *this, {}, {}, engine, where); }
-Tensor Tensor::argmin(std::int64_t axis, Engine& engine, Loc where) const {
-  return run_arg(kArgMin, false, *this, axis, {}, engine, where);
-}
-Tensor Tensor::argmin(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where) const {
-  return run_arg(kArgMin, false, *this, axis, options, engine, where);
-}
-Tensor Tensor::argmin(Engine& engine, Loc where) const { return run_arg(kArgMin, false, *this, {}, {}, engine, where); }
-
 namespace {
 
-Tensor run_scan(std::string_view name, bool product, const Tensor& x, std::int64_t axis, Engine& engine,
+Tensor run_scan(const ReductionSpec& spec, bool product, const Tensor& x, std::int64_t axis, Engine& engine,
                 SourceLocation where) {
-  validate::operands(name, engine, {&x}, where);
-  if ((kNumeric & kind_bit(kind(x.dtype()))) == 0)
-    check::fail_unsupported_dtype(name, x.dtype(), "cast Bool to an integer dtype first", where);
-  const std::int64_t a = check::axis(name, axis, x.rank(), where);
+  check_reduction(spec, x, engine, where);
+  const std::int64_t a = check::axis(spec.name, axis, x.rank(), where);
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device(), where);
   if (out.numel() > 0) cpu::scan(product, out, x, a, engine);
   return out;
@@ -234,49 +156,77 @@ Tensor run_scan(std::string_view name, bool product, const Tensor& x, std::int64
 
 }  // namespace
 
-Tensor Tensor::cumsum(std::int64_t axis, Engine& engine, Loc where) const {
-  return run_scan("cumsum", false, *this, axis, engine, where);
+// One entry per call shape; the catalog row says which ops take it.
+Tensor direct::reduce(Reduction op, const Tensor& x, const std::vector<std::int64_t>& axes, const ReduceOptions& options,
+                   Engine& engine, SourceLocation where) {
+  const ReductionSpec& spec = info(op);
+  switch (op) {
+    case Reduction::Sum: return run_reduce(spec, ReduceOp::Sum, x, axes, options, engine, where);
+    case Reduction::Prod: return run_reduce(spec, ReduceOp::Prod, x, axes, options, engine, where);
+    case Reduction::Mean: return run_reduce(spec, ReduceOp::Mean, x, axes, options, engine, where);
+    case Reduction::Max: return run_reduce(spec, ReduceOp::Max, x, axes, options, engine, where);
+    case Reduction::Min: return run_reduce(spec, ReduceOp::Min, x, axes, options, engine, where);
+    case Reduction::All: return run_reduce(spec, ReduceOp::All, x, axes, options, engine, where);
+    case Reduction::Any: return run_reduce(spec, ReduceOp::Any, x, axes, options, engine, where);
+    case Reduction::LogSumExp: return run_logsumexp(x, axes, options, engine, where);
+    case Reduction::Var: return run_var(spec, x, axes, options, engine, where);
+    case Reduction::Std: return run_var(spec, x, axes, options, engine, where).sqrt(engine, where);
+    default: break;
+  }
+  throw Error(ErrorKind::Internal, std::string(spec.name), "not an axes reduction", NoDetail{}, where);
 }
-Tensor Tensor::cumprod(std::int64_t axis, Engine& engine, Loc where) const {
-  return run_scan("cumprod", true, *this, axis, engine, where);
+Tensor direct::reduce_axis(Reduction op, const Tensor& x, std::optional<std::int64_t> axis, const ReduceOptions& options,
+                   Engine& engine, SourceLocation where) {
+  return run_arg(info(op), op == Reduction::ArgMax, x, axis, options, engine, where);
 }
+Tensor direct::scan(Reduction op, const Tensor& x, std::int64_t axis, Engine& engine, SourceLocation where) {
+  return run_scan(info(op), op == Reduction::CumProd, x, axis, engine, where);
+}
+
+#define TENSORA_DEFINE_REDUCTION_Axes(method, Op)                                                      \
+  Tensor Tensor::method(std::vector<std::int64_t> axes, Engine& engine, Loc where) const {             \
+    return direct::reduce(Reduction::Op, *this, axes, {}, engine, where);                                 \
+  }                                                                                                    \
+  Tensor Tensor::method(std::vector<std::int64_t> axes, ReduceOptions options, Engine& engine,         \
+                        Loc where) const {                                                             \
+    return direct::reduce(Reduction::Op, *this, axes, options, engine, where);                            \
+  }                                                                                                    \
+  Tensor Tensor::method(Engine& engine, Loc where) const {                                             \
+    return direct::reduce(Reduction::Op, *this, all_axes(*this), {}, engine, where);                      \
+  }
+#define TENSORA_DEFINE_REDUCTION_Axis(method, Op)                                                      \
+  Tensor Tensor::method(std::int64_t axis, Engine& engine, Loc where) const {                          \
+    return direct::reduce_axis(Reduction::Op, *this, axis, {}, engine, where);                                 \
+  }                                                                                                    \
+  Tensor Tensor::method(std::int64_t axis, ReduceOptions options, Engine& engine, Loc where) const {   \
+    return direct::reduce_axis(Reduction::Op, *this, axis, options, engine, where);                            \
+  }                                                                                                    \
+  Tensor Tensor::method(Engine& engine, Loc where) const {                                             \
+    return direct::reduce_axis(Reduction::Op, *this, std::nullopt, {}, engine, where);                         \
+  }
+#define TENSORA_DEFINE_REDUCTION_Scan(method, Op)                                \
+  Tensor Tensor::method(std::int64_t axis, Engine& engine, Loc where) const {    \
+    return direct::scan(Reduction::Op, *this, axis, engine, where);               \
+  }
+#define TENSORA_DEFINE_REDUCTION(method, Op, accepts, result, ad, form, ...) TENSORA_DEFINE_REDUCTION_##form(method, Op)
+TENSORA_REDUCTIONS(TENSORA_DEFINE_REDUCTION)
+#undef TENSORA_DEFINE_REDUCTION
+#undef TENSORA_DEFINE_REDUCTION_Axes
+#undef TENSORA_DEFINE_REDUCTION_Axis
+#undef TENSORA_DEFINE_REDUCTION_Scan
 
 namespace infer {
 
-namespace {
-const ReductionSpec* spec_named(std::string_view op) {
-  static constexpr const ReductionSpec* kSpecs[] = {&kSum, &kProd, &kMean, &kMax, &kMin, &kAll, &kAnyR,
-                                                    &kLogSumExp, &kVar, &kStd, &kArgMax, &kArgMin};
-  for (const auto* s : kSpecs)
-    if (s->name == op) return s;
-  return nullptr;
-}
-}  // namespace
-
-Result reduction(std::string_view op, const Tensor& x, const std::vector<std::int64_t>& axes,
-                 const ReduceOptions& options, SourceLocation where) {
-  const ReductionSpec* spec = spec_named(op);
-  if (spec == nullptr) check::fail_invalid(op, "not a reduction", "op", where);
-  if ((spec->accepts & kind_bit(kind(x.dtype()))) == 0)
-    check::fail_unsupported_dtype(spec->name, x.dtype(), std::string(spec->hint), where);
-  const bool arg = spec == &kArgMax || spec == &kArgMin;
-  const AxesPlan plan = plan_axes(*spec, x, axes, where);
-  if (spec == &kVar || spec == &kStd) {
-    if (options.ddof < 0)
-      check::fail_invalid(spec->name, "ddof must be >= 0, got " + std::to_string(options.ddof), "ddof", where);
+Result reduction(Reduction op, const Tensor& x, const std::vector<std::int64_t>& axes, const ReduceOptions& options,
+                 SourceLocation where) {
+  const ReductionSpec& spec = info(op);
+  if (!accepts(spec.accepts, x.dtype())) check::fail_unsupported_dtype(spec.name, x.dtype(), std::string(spec.hint), where);
+  if (spec.form == ReductionForm::Scan) {
+    (void)check::axis(spec.name, axes.at(0), x.rank(), where);
+    return {x.shape(), x.dtype()};
   }
-  DType dtype = x.dtype();
-  if (spec == &kAll || spec == &kAnyR) dtype = DType::Bool;
-  if (arg) dtype = DType::I64;
-  if ((spec == &kVar || spec == &kStd) && is_complex(dtype)) dtype = real_dtype(dtype);
-  return {options.keepdims ? plan.keep_shape : plan.out_shape, dtype};
-}
-
-Result scan(std::string_view op, const Tensor& x, std::int64_t axis, SourceLocation where) {
-  if ((kNumeric & kind_bit(kind(x.dtype()))) == 0)
-    check::fail_unsupported_dtype(op, x.dtype(), "cast Bool to an integer dtype first", where);
-  (void)check::axis(op, axis, x.rank(), where);
-  return {x.shape(), x.dtype()};
+  const AxesPlan plan = plan_axes(spec, x, axes, where);
+  return {options.keepdims ? plan.keep_shape : plan.out_shape, result_dtype(spec.result, x.dtype())};
 }
 
 }  // namespace infer

@@ -1,0 +1,28 @@
+// The direct ops by catalog enumerator: what a Tensor method of that row runs. The front doors
+// (eager sessions, graph nodes, the AD builders) call these instead of keeping tables of method
+// pointers, so a new row needs no wiring outside the catalog.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ops/reduction_catalog.hpp"
+#include "tensora/tensor.hpp"
+
+namespace tensora::direct {
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where);
+Tensor unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where);
+// Axes-form reductions (sum, mean, var, ...).
+Tensor reduce(Reduction op, const Tensor& x, const std::vector<std::int64_t>& axes, const ReduceOptions& options,
+              Engine& engine, SourceLocation where);
+// argmax / argmin along `axis`, or over the column-major flattening without one.
+Tensor reduce_axis(Reduction op, const Tensor& x, std::optional<std::int64_t> axis, const ReduceOptions& options,
+                   Engine& engine, SourceLocation where);
+// cumsum / cumprod.
+Tensor scan(Reduction op, const Tensor& x, std::int64_t axis, Engine& engine, SourceLocation where);
+// softmax / log_softmax.
+Tensor axis_op(AxisOp op, const Tensor& x, std::int64_t axis, Engine& engine, SourceLocation where);
+
+}  // namespace tensora::direct
