@@ -133,6 +133,12 @@ TEST(CatalogOps, BinaryValuesAndSpecialCases) {
   expect_values(f64({1000, 0, -kInf, kInf, 1, kNaN}).logaddexp(f64({1000, 0, -kInf, kInf, -800, 0}), e),
                 {1000 + ln2, ln2, -kInf, kInf, 1, kNaN});
   expect_values(f64({0, 0, 2, 1, 0}).xlogy(f64({0, 3, 3, 0, kNaN}), e), {0, 0, 2 * std::log(3.0), -kInf, kNaN});
+  const Tensor cs = f64({3, 3, -2, kNaN}).copysign(f64({-0.0, 0.0, 1, -1}), e);
+  const auto v = cs.to_vec<double>();
+  EXPECT_EQ(v[0], -3);
+  EXPECT_EQ(v[1], 3);
+  EXPECT_EQ(v[2], 2);
+  EXPECT_TRUE(std::isnan(v[3]) && std::signbit(v[3]));
   // Weak scalars as for every binary row.
   expect_values(f64({3}).hypot(4, e), {5});
 }
@@ -298,6 +304,7 @@ TEST(CatalogOps, NewBinaryGradientsMatchFiniteDifferences) {
       {"hypot", &EagerSession::hypot, 0.2, 2},
       {"logaddexp", &EagerSession::logaddexp, -3, 3},
       {"xlogy", &EagerSession::xlogy, 0.2, 2},
+      {"copysign", &EagerSession::copysign, 0.2, 2},
   };
   std::uint64_t seed = 40;
   for (const auto& c : cases) {
@@ -307,7 +314,9 @@ TEST(CatalogOps, NewBinaryGradientsMatchFiniteDifferences) {
         {rnd({2, 3}, seed, c.lo, c.hi), rnd({3}, seed + 1, c.lo, c.hi)});
     seed += 2;
   }
-  // xlogy's zero x (its x-derivative is 0 there).
+  // copysign towards a negative sign, and xlogy's zero x (its x-derivative is 0 there).
+  check_gradients("copysign_negative", [](EagerSession& s, const Xs& v) { return s.copysign(v[0], v[1]); },
+                  {rnd({4}, 50, 0.2, 2), rnd({4}, 51, -2, -0.2)});
   check_gradients("xlogy_fixed_zero_x",
                   [](EagerSession& s, const Xs& v) { return s.xlogy(s.mul(v[0], 0.0), v[0]); },
                   {rnd({3}, 52, 0.5, 2)});

@@ -268,6 +268,7 @@ std::vector<OpCase> binary_cases() {
     C("logaddexp_special_f64", {V<double>({4}, {-kInf64, kInf64, 1000, kNaN64}), V<double>({4}, {-kInf64, kInf64, 1000, 0})}, OP(s.logaddexp(v[0], v[1]))),
     C("xlogy_f64_zeros", {V<double>({4}, {0, 0, 2, 1}), V<double>({4}, {0, kNaN64, 3, 0})}, OP(s.xlogy(v[0], v[1]))),
     C("xlogy_bf16_f32", {R(BF16, {4}, 0, 2), R(F32, {4}, 0.5, 2)}, OP(s.xlogy(v[0], v[1]))),
+    C("copysign_f32_signed_zero", {R(F32, {4}, -2, 2), V<float>({4}, {-0.0f, 0.0f, -1, 1})}, OP(s.copysign(v[0], v[1]))),
     C("eq_i32_f32", {Z(I32, {6}, 0, 3), Z(F32, {6}, 0, 3)}, OP(s.eq(v[0], v[1]))),
     C("eq_c64_c128", {R(C64, {3}), R(C128, {3})}, OP(s.eq(v[0], v[1]))),
     C("ne_u8_i64", {Z(U8, {6}, 0, 3), Z(I64, {6}, 0, 3)}, OP(s.ne(v[0], v[1]))),

@@ -32,6 +32,7 @@
   X(hypot,       Hypot,      kFloat,       Same, Smooth, kCastFloat)                                            \
   X(logaddexp,   LogAddExp,  kFloat,       Same, Smooth, kCastFloat)                                            \
   X(xlogy,       Xlogy,      kFloat,       Same, Smooth, kCastFloat)                                            \
+  X(copysign,    CopySign,   kFloat,       Same, Smooth, kCastFloat)                                            \
   X(eq,          Eq,         kAny,         Bool, None,   "")                                                    \
   X(ne,          Ne,         kAny,         Bool, None,   "")                                                    \
   X(lt,          Lt,         kBool | kReal, Bool, None,  kUnordered)                                            \

@@ -290,6 +290,12 @@ struct BinaryRule {
         if (needs[1]) gy = b.binary(Bo::Mul, g, b.binary(Bo::Div, x, y));
         break;
       }
+      case Bo::CopySign: {  // |x| with y's sign: d/dx = out / x (0 at x == 0), d/dy = 0
+        const V zeros = b.zeros(b.shape(g), b.dtype(g));
+        gx = b.binary(Bo::Mul, g, b.select(b.binary(Bo::Eq, x, Scalar(0)), zeros, b.binary(Bo::Div, out, x)));
+        if (needs[1]) gy = zeros;
+        break;
+      }
       default:
         throw Error(ErrorKind::Internal, "eager", "binary op without a rule was recorded");
     }

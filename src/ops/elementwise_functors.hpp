@@ -218,6 +218,7 @@ auto binary(C a, C b) {
   else if constexpr (Op == BinaryOp::Hypot) return static_cast<C>(std::hypot(a, b));
   else if constexpr (Op == BinaryOp::LogAddExp) return logaddexp(a, b);
   else if constexpr (Op == BinaryOp::Xlogy) return xlogy(a, b);
+  else if constexpr (Op == BinaryOp::CopySign) return static_cast<C>(std::copysign(a, b));
   else if constexpr (Op == BinaryOp::Eq) return a == b;
   else if constexpr (Op == BinaryOp::Ne) return a != b;
   else if constexpr (Op == BinaryOp::Lt) return a < b;
