@@ -1,5 +1,6 @@
 // Session lifecycle, elementwise ops, clamp, select, convert/cast and the operators.
 #include "eager/session_support.hpp"
+#include "ops/direct.hpp"
 
 namespace tensora {
 
@@ -19,7 +20,7 @@ EagerTensor binary_tt(EagerSession& s, BinaryOp op, const EagerTensor& a, const 
   const DType target = plan_target(elementwise_policy(inf), {&a, &b}, s.engine());
   const EagerTensor ca = convert_to(a, target, s.engine(), where);
   const EagerTensor cb = convert_to(b, target, s.engine(), where);
-  Tensor out = run_binary(op, ca.value(), cb.value(), s.engine(), where);
+  Tensor out = direct::binary(op, ca.value(), cb.value(), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::BinaryRule{op}, std::array<const EagerTensor*, 2>{&ca, &cb}, std::move(out));
 }
@@ -41,7 +42,7 @@ EagerTensor unary(EagerSession& s, UnaryOp op, const EagerTensor& x, SourceLocat
   check_inputs(inf.name, s.engine(), {&x}, where);
   const DType target = plan_target(elementwise_policy(inf), {&x}, s.engine());
   const EagerTensor cx = convert_to(x, target, s.engine(), where);
-  Tensor out = run_unary(op, cx.value(), s.engine(), where);
+  Tensor out = direct::unary(op, cx.value(), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::UnaryRule{op}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
 }

@@ -5,10 +5,12 @@
 
 #include "ad/elementwise_rules.hpp"
 #include "core/checks.hpp"
-#include "eager/promotion.hpp"
+#include "frontdoor/promotion.hpp"
 #include "eager/recording.hpp"
 
 namespace tensora::eager_detail {
+
+using namespace frontdoor;  // NOLINT: the promotion plan is this layer's base
 
 // Every input is defined and lives on the engine's device (checked before any convert).
 inline void check_inputs(std::string_view op, Engine& e,

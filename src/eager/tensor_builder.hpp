@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "ad/builder.hpp"
-#include "eager/direct_ops.hpp"
+#include "ops/direct.hpp"
 #include "ops/validate.hpp"
 #include "tensora/einsum.hpp"
 
@@ -17,14 +17,12 @@ struct TensorBuilder {
 
   Shape shape(const Tensor& x) const { return x.shape(); }
   DType dtype(const Tensor& x) const { return x.dtype(); }
-  Tensor unary(UnaryOp op, const Tensor& x) { return run_unary(op, x, e); }
-  Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) { return run_binary(op, a, b, e); }
+  Tensor unary(UnaryOp op, const Tensor& x) { return direct::unary(op, x, e, SourceLocation::current()); }
+  Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) { return direct::binary(op, a, b, e, SourceLocation::current()); }
   Tensor binary(BinaryOp op, const Tensor& a, Scalar s) {
     // Rules pass real constants (0.5, 2, -1); they fit every inexact dtype.
-    return run_binary(
-        op, a,
-        validate::weak_scalar(info(op).name, s, a.dtype(), a.device(), SourceLocation::current()),
-        e);
+    return direct::binary(op, a, validate::weak_scalar(info(op).name, s, a.dtype(), a.device(), SourceLocation::current()),
+                          e, SourceLocation::current());
   }
   Tensor conj(const Tensor& x) { return is_complex(x.dtype()) ? x.conj(e) : x; }
   Tensor zeros(const Shape& s, DType d) { return Tensor::zeros(s, TensorOptions(e.device(), d)); }

@@ -2,8 +2,8 @@
 // eager plan (eager_input_promotion_plan / eager_scalar_promotion) with visible convert nodes.
 #include "ad/elementwise_rules.hpp"
 #include "core/checks.hpp"
-#include "eager/direct_ops.hpp"
-#include "eager/promotion.hpp"
+#include "frontdoor/promotion.hpp"
+#include "ops/direct.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
@@ -37,7 +37,7 @@ TracedTensor unary_node(UnaryOp op, const TracedTensor& x, Loc where) {
   Node n = elementwise(OpKind::Unary, inf.name, result_dtype(inf, x.dtype()), x.shape(), x.device(), where,
                        {x.node()});
   n.unary = op;
-  n.exec = [op, where](std::span<const Tensor> in, Engine& e) { return eager_detail::run_unary(op, in[0], e, where); };
+  n.exec = [op, where](std::span<const Tensor> in, Engine& e) { return direct::unary(op, in[0], e, where); };
   if (ad::differentiable(op, x.dtype())) n.rule = rule_of(ad::UnaryRule{op});
   return make_traced(std::move(n));
 }
@@ -49,7 +49,7 @@ TracedTensor binary_node(BinaryOp op, const TracedTensor& a, const TracedTensor&
   Node n = elementwise(OpKind::Binary, inf.name, r.dtype, std::move(r.shape), a.device(), where, {a.node(), b.node()});
   n.binary = op;
   n.exec = [op, where](std::span<const Tensor> in, Engine& e) {
-    return eager_detail::run_binary(op, in[0], in[1], e, where);
+    return direct::binary(op, in[0], in[1], e, where);
   };
   if (ad::differentiable(op, r.dtype)) n.rule = rule_of(ad::BinaryRule{op});
   return make_traced(std::move(n));
@@ -133,9 +133,9 @@ TENSORA_UNARY_OPS(TENSORA_TRACED_UNARY)
 
 TracedTensor TracedTensor::clamp(Scalar lo, Scalar hi, Loc where) const {
   check_operands("clamp", {this}, where);
-  const auto accepts = eager_detail::policy("clamp").accepts;
-  const DType t1 = eager_detail::scalar_target(accepts, dtype(), lo.kind(), device());
-  const DType target = eager_detail::scalar_target(accepts, t1, hi.kind(), device());
+  const auto accepts = frontdoor::policy("clamp").accepts;
+  const DType t1 = frontdoor::scalar_target(accepts, dtype(), lo.kind(), device());
+  const DType target = frontdoor::scalar_target(accepts, t1, hi.kind(), device());
   const TracedTensor x = convert_to(*this, target, where);
   infer::elementwise_accepts(info(BinaryOp::Maximum), target, where, "clamp");
   (void)validate::weak_scalar("clamp", lo, target, device(), where);  // the bounds must fit

@@ -3,13 +3,13 @@
 #include <array>
 #include <string>
 
-#include "eager/promotion.hpp"
+#include "frontdoor/promotion.hpp"
 #include "ops/elementwise_catalog.hpp"
 #include "tensora/eager.hpp"
 
 namespace tensora {
 
-namespace eager_detail {
+namespace frontdoor {
 
 DType apply_policy(std::uint8_t accepts, LatticeType joined, const Device& device) {
   if (!joined.is_float_bottom()) {
@@ -25,16 +25,16 @@ DType apply_policy(std::uint8_t accepts, LatticeType joined, const Device& devic
   return d;  // not acceptable either way: the direct op names the problem and the fix
 }
 
-}  // namespace eager_detail
+}  // namespace frontdoor
 
 std::vector<DType> eager_input_promotion_plan(std::string_view op, const std::vector<DType>& dtypes,
                                               Device device) {
-  const auto policy = eager_detail::policy_of(op);
+  const auto policy = frontdoor::policy_of(op);
   std::vector<DType> out = dtypes;
   if (dtypes.size() <= policy.fixed) return out;
   LatticeType j = dtypes[policy.fixed];
   for (std::size_t i = policy.fixed + 1; i < dtypes.size(); ++i) j = join(j, dtypes[i]);
-  const DType target = eager_detail::apply_policy(policy.accepts, j, device);
+  const DType target = frontdoor::apply_policy(policy.accepts, j, device);
   for (std::size_t i = policy.fixed; i < dtypes.size(); ++i) out[i] = target;
   return out;
 }
@@ -46,10 +46,10 @@ std::vector<DType> eager_input_promotion_plan(std::string_view op,
 
 DType eager_scalar_promotion(std::string_view op, DType tensor, Scalar::Kind scalar,
                              Device device) {
-  return eager_detail::scalar_target(eager_detail::policy_of(op).accepts, tensor, scalar, device);
+  return frontdoor::scalar_target(frontdoor::policy_of(op).accepts, tensor, scalar, device);
 }
 
-namespace eager_detail {
+namespace frontdoor {
 
 DType scalar_target(std::uint8_t accepts, DType tensor, Scalar::Kind scalar, const Device& device) {
   DType d = tensor;
@@ -70,6 +70,6 @@ DType scalar_target(std::uint8_t accepts, DType tensor, Scalar::Kind scalar, con
   return apply_policy(accepts, d, device);
 }
 
-}  // namespace eager_detail
+}  // namespace frontdoor
 
 }  // namespace tensora

@@ -1,4 +1,6 @@
-// Internals of the promotion plan shared by the eager session (src/eager/promotion.cpp).
+// The front-door layer below eager and traced: the promotion plan (each op's policy from its
+// catalog row, the lattice join, weak scalars). Both front doors convert their inputs by it, so
+// their wiring of an op is the same (src/frontdoor/promotion.cpp).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 #include "tensora/error.hpp"
 #include "tensora/scalar.hpp"
 
-namespace tensora::eager_detail {
+namespace tensora::frontdoor {
 
 struct OpPolicy {
   std::uint8_t accepts;  // KindMask of the op's inputs
@@ -43,4 +45,4 @@ DType apply_policy(std::uint8_t accepts, LatticeType joined, const Device& devic
 // The dtype a tensor takes with a weak scalar of a higher or lower kind, then the op's policy.
 DType scalar_target(std::uint8_t accepts, DType tensor, Scalar::Kind scalar, const Device& device);
 
-}  // namespace tensora::eager_detail
+}  // namespace tensora::frontdoor
