@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <string>
@@ -155,6 +156,28 @@ TEST(CatalogOps, ResultDtypesAndIntegerSquareWraps) {
   EXPECT_EQ(z.reciprocal(e).item<std::complex<double>>(), std::complex<double>(0.2, -0.4));
   EXPECT_EQ(z.square(e).item<std::complex<double>>(), std::complex<double>(-3, 4));
   EXPECT_EQ(z.log10(e).dtype(), DType::C128);
+}
+
+TEST(CatalogOps, SimdFormsOfExactOpsEqualTheScalarDefinitionBitwise) {
+  // square, reciprocal, trunc and copysign have vector forms (contiguous F32/F64, any length);
+  // they are exactly rounded, so every lane equals <cmath>, specials and signed zeros included.
+  auto e = ta::CpuEngine::parallel(2);
+  std::vector<double> v = {0.0, -0.0, kInf, -kInf, kNaN, 1e300, -2.5, 2.5, 1e-310};
+  for (int i = 0; v.size() < 1003; ++i) v.push_back(std::sin(i * 0.37) * std::pow(10.0, i % 9 - 4));
+  const Tensor x = f64(v), y = x.neg(e);
+  const auto sq = x.square(e).to_vec<double>(), rc = x.reciprocal(e).to_vec<double>();
+  const auto tr = x.trunc(e).to_vec<double>(), cs = x.copysign(y, e).to_vec<double>();
+  const auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); };
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    EXPECT_TRUE(same(sq[i], v[i] * v[i])) << i;
+    EXPECT_TRUE(same(rc[i], 1 / v[i])) << i;
+    EXPECT_TRUE(same(tr[i], std::trunc(v[i]))) << i;
+    EXPECT_TRUE(same(cs[i], std::copysign(v[i], -v[i]))) << i;
+  }
+  std::vector<float> w(v.begin(), v.end());
+  const auto sq32 = f32(w).square(e).to_vec<float>();
+  for (std::size_t i = 0; i < w.size(); ++i)
+    EXPECT_TRUE(same(sq32[i], static_cast<double>(w[i] * w[i]))) << i;
 }
 
 // ---- every row's dtype rule, from the catalog ---------------------------------------------------

@@ -27,8 +27,10 @@ HWY_INLINE V Bin(D, V a, V b) {
   // Same selection as the scalar definition (NaN first, ties keep a), not maxps.
   else if constexpr (Op == BinaryOp::Maximum)
     return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), b, a)));
-  else
+  else if constexpr (Op == BinaryOp::Minimum)
     return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(b, a), b, a)));
+  else
+    return hn::CopySign(a, b);  // CopySign: exact, as std::copysign
 }
 
 template <UnaryOp Op, class D, class V>
@@ -49,7 +51,10 @@ HWY_INLINE V Un(D d, V x) {
   else if constexpr (Op == UnaryOp::Sigmoid) {
     // 1 / (1 + exp(-x)); exp(-x) -> inf gives 0, as the scalar form does.
     return hn::Div(hn::Set(d, T(1)), hn::Add(hn::Set(d, T(1)), hn::Exp(d, hn::Neg(x))));
-  } else if constexpr (Op == UnaryOp::Floor) return hn::Floor(x);
+  } else if constexpr (Op == UnaryOp::Square) return hn::Mul(x, x);
+  else if constexpr (Op == UnaryOp::Reciprocal) return hn::Div(hn::Set(d, T(1)), x);
+  else if constexpr (Op == UnaryOp::Trunc) return hn::Trunc(x);
+  else if constexpr (Op == UnaryOp::Floor) return hn::Floor(x);
   else if constexpr (Op == UnaryOp::Ceil) return hn::Ceil(x);
   else return hn::Round(x);  // Round: half to even
 }
