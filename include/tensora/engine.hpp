@@ -1,6 +1,7 @@
-// Engines run ops for one device. The CPU engine is serial or owns a thread pool; work is
-// cut into fixed chunks that do not depend on the thread count, so a parallel engine gives
-// bitwise the same results as a serial one.
+// Engines run ops for one device, each through its backend (the kernels; docs/architecture.md).
+// The CPU engine is serial or owns a thread pool; work is cut into fixed chunks that do not
+// depend on the thread count, so a parallel engine gives bitwise the same results as a serial
+// one.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,9 @@
 namespace tensora {
 
 class ThreadPool;
+namespace backend {
+class Backend;  // src/backend/backend.hpp: internal, not installed
+}
 
 class Engine {
  public:
@@ -22,6 +26,8 @@ class Engine {
   // several threads; returns when all are done. Exceptions from body are rethrown here.
   virtual void parallel_for(std::int64_t n, std::int64_t grain,
                             const std::function<void(std::int64_t, std::int64_t)>& body) = 0;
+  // The kernels this engine runs ops with.
+  virtual backend::Backend& backend() = 0;
 };
 
 class CpuEngine final : public Engine {
@@ -35,6 +41,7 @@ class CpuEngine final : public Engine {
   int threads() const override { return threads_; }
   void parallel_for(std::int64_t n, std::int64_t grain,
                     const std::function<void(std::int64_t, std::int64_t)>& body) override;
+  backend::Backend& backend() override;
 
  private:
   CpuEngine(Device device, int threads);

@@ -1,9 +1,8 @@
-// The direct reductions: axis handling and dtype policy here, kernels in cpu/reduce_kernels.
+// The direct reductions: axis handling and dtype policy here, kernels behind the backend.
 #include <algorithm>
 #include <limits>
 
-#include "cpu/kernels.hpp"
-#include "cpu/reduce_kernels.hpp"
+#include "backend/backend.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
@@ -88,7 +87,7 @@ Tensor run_reduce(const ReductionSpec& spec, ReduceOp op, const Tensor& x, const
   const AxesPlan plan = plan_axes(spec, x, axes, where);
   const bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   Tensor out = Tensor::empty(plan.out_shape, logical ? DType::Bool : x.dtype(), x.device(), where);
-  cpu::reduce(op, out, x.permute(plan.perm, where), plan.kept, engine);
+  engine.backend().reduce(op, out, x.permute(plan.perm, where), plan.kept, engine);
   return options.keepdims ? out.reshape(plan.keep_shape, where) : out;
 }
 
@@ -182,13 +181,13 @@ Tensor run_arg(const ReductionSpec& spec, bool max, const Tensor& x, std::option
     if (x.numel() == 0)
       check::fail_invalid(spec.name, "cannot take " + std::string(spec.name) + " of an empty tensor", "self", where);
     Tensor out = Tensor::empty({}, DType::I64, x.device(), where);
-    cpu::arg_extreme(max, out, flat, engine);
+    engine.backend().arg_extreme(max, out, flat, engine);
     return out;
   }
   const std::int64_t a = check::axis(spec.name, *axis, x.rank(), where);
   const AxesPlan plan = plan_axes(spec, x, {a}, where);
   Tensor out = Tensor::empty(plan.out_shape, DType::I64, x.device(), where);
-  if (out.numel() > 0) cpu::arg_extreme(max, out, x.permute(plan.perm, where), engine);
+  if (out.numel() > 0) engine.backend().arg_extreme(max, out, x.permute(plan.perm, where), engine);
   return options.keepdims ? out.reshape(plan.keep_shape, where) : out;
 }
 
@@ -228,7 +227,7 @@ Tensor run_scan(std::string_view name, bool product, const Tensor& x, std::int64
     check::fail_unsupported_dtype(name, x.dtype(), "cast Bool to an integer dtype first", where);
   const std::int64_t a = check::axis(name, axis, x.rank(), where);
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device(), where);
-  if (out.numel() > 0) cpu::scan(product, out, x, a, engine);
+  if (out.numel() > 0) engine.backend().scan(product, out, x, a, engine);
   return out;
 }
 
