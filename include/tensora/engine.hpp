@@ -1,7 +1,8 @@
 // Engines run ops for one device, each through its backend (the kernels; docs/architecture.md).
 // The CPU engine is serial or owns a thread pool; work is cut into fixed chunks that do not
 // depend on the thread count, so a parallel engine gives bitwise the same results as a serial
-// one.
+// one. The reference engine runs plain serial scalar loops: an obviously correct engine to
+// compare the others against.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +49,22 @@ class CpuEngine final : public Engine {
   Device device_;
   int threads_;
   std::shared_ptr<ThreadPool> pool_;  // null for a serial engine
+};
+
+// Plain serial loops behind the same seam: no SIMD, no BLAS, no threads. Slow by design; tests
+// compare the CPU engine against it (tolerances in docs/architecture.md).
+class ReferenceEngine final : public Engine {
+ public:
+  explicit ReferenceEngine(Device device = Device::cpu());
+
+  Device device() const override { return device_; }
+  int threads() const override { return 1; }
+  void parallel_for(std::int64_t n, std::int64_t grain,
+                    const std::function<void(std::int64_t, std::int64_t)>& body) override;
+  backend::Backend& backend() override;
+
+ private:
+  Device device_;
 };
 
 }  // namespace tensora
