@@ -154,7 +154,7 @@ class Tensor {
 
   // ---- elementwise ops (direct: same dtype and device, never promote) -------------
   // NumPy broadcasting. `x.op(y, engine)` allocates a column-major result; `x.op_into(y,
-  // engine, dest)` writes into a checked destination. Scalars are weak (DESIGN section 2).
+  // engine, dest)` writes into a checked destination. Scalars are weak (docs/dtypes.md).
   Tensor add(const Tensor& other, Engine& engine, Loc where = Loc::current()) const;
   Tensor add(Scalar other, Engine& engine, Loc where = Loc::current()) const;
   void add_into(const Tensor& other, Engine& engine, const Tensor& dest, Loc where = Loc::current()) const;
