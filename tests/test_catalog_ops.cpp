@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "test_eager_check.hpp"
 #include "test_support.hpp"
 

@@ -1,4 +1,4 @@
-// Devices and their per-device default dtypes (DESIGN.md section 3).
+// Devices and their per-device default dtypes (docs/creation.md).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Element types, their properties, and the promotion lattice (DESIGN.md section 2).
+// Element types, their properties, and the promotion lattice (docs/dtypes.md).
 #pragma once
 
 #include <complex>

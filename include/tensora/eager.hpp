@@ -1,4 +1,4 @@
-// The eager front door: ops run at once on an engine, inputs are promoted
+// The eager front door (docs/eager.md): ops run at once on an engine, inputs are promoted
 // along the lattice, and a tape records what reverse and forward mode autodiff need.
 // Semantics, the promotion plan table and AD conventions: docs/eager.md.
 #pragma once
@@ -32,8 +32,8 @@ std::vector<DType> eager_input_promotion_plan(std::string_view op, const std::ve
                                               Device device);
 std::vector<DType> eager_input_promotion_plan(std::string_view op,
                                               const std::vector<DType>& dtypes);
-// The dtype a tensor of `tensor` takes in `op` with a weak scalar of kind `scalar` (DESIGN
-// section 2): the tensor's dtype when the scalar's kind is not higher, else the device default
+// The dtype a tensor of `tensor` takes in `op` with a weak scalar of kind `scalar` (docs/dtypes.md,
+// weak scalars): the tensor's dtype when the scalar's kind is not higher, else the device default
 // of the scalar's kind (complex scalars on a float tensor keep its precision), then op policy.
 DType eager_scalar_promotion(std::string_view op, DType tensor, Scalar::Kind scalar, Device device);
 

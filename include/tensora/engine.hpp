@@ -1,6 +1,8 @@
-// Engines run ops for one device. The CPU engine is serial or owns a thread pool; work is
-// cut into fixed chunks that do not depend on the thread count, so a parallel engine gives
-// bitwise the same results as a serial one.
+// Engines run ops for one device, each through its backend (the kernels; docs/architecture.md).
+// The CPU engine is serial or owns a thread pool; work is cut into fixed chunks that do not
+// depend on the thread count, so a parallel engine gives bitwise the same results as a serial
+// one. The reference engine runs plain serial scalar loops: an obviously correct engine to
+// compare the others against.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +14,9 @@
 namespace tensora {
 
 class ThreadPool;
+namespace backend {
+class Backend;  // src/backend/backend.hpp: internal, not installed
+}
 
 class Engine {
  public:
@@ -22,6 +27,8 @@ class Engine {
   // several threads; returns when all are done. Exceptions from body are rethrown here.
   virtual void parallel_for(std::int64_t n, std::int64_t grain,
                             const std::function<void(std::int64_t, std::int64_t)>& body) = 0;
+  // The kernels this engine runs ops with.
+  virtual backend::Backend& backend() = 0;
 };
 
 class CpuEngine final : public Engine {
@@ -35,12 +42,29 @@ class CpuEngine final : public Engine {
   int threads() const override { return threads_; }
   void parallel_for(std::int64_t n, std::int64_t grain,
                     const std::function<void(std::int64_t, std::int64_t)>& body) override;
+  backend::Backend& backend() override;
 
  private:
   CpuEngine(Device device, int threads);
   Device device_;
   int threads_;
   std::shared_ptr<ThreadPool> pool_;  // null for a serial engine
+};
+
+// Plain serial loops behind the same seam: no SIMD, no BLAS, no threads. Slow by design; tests
+// compare the CPU engine against it (tolerances in docs/architecture.md).
+class ReferenceEngine final : public Engine {
+ public:
+  explicit ReferenceEngine(Device device = Device::cpu());
+
+  Device device() const override { return device_; }
+  int threads() const override { return 1; }
+  void parallel_for(std::int64_t n, std::int64_t grain,
+                    const std::function<void(std::int64_t, std::int64_t)>& body) override;
+  backend::Backend& backend() override;
+
+ private:
+  Device device_;
 };
 
 }  // namespace tensora

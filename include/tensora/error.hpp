@@ -1,4 +1,4 @@
-// The one exception type of tensora, with a structured detail (DESIGN.md section 5).
+// The one exception type of tensora, with a structured detail (docs/errors.md).
 #pragma once
 
 #include <cstdint>

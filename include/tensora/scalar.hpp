@@ -1,5 +1,5 @@
 // A C++ number passed to an op. Scalars are weak: they take the tensor's dtype when their
-// kind is the same or lower (DESIGN.md section 2).
+// kind is the same or lower (docs/dtypes.md).
 #pragma once
 
 #include <complex>

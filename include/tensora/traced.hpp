@@ -1,4 +1,4 @@
-// The traced front door: ops build a graph instead of running. Shapes and
+// The traced front door (docs/traced.md): ops build a graph instead of running. Shapes and
 // dtypes are checked when a node is built (errors point at the line that built it), promotion
 // inserts visible convert nodes from the same plan as eager, GraphCompiler turns outputs into an
 // immutable Program (dead-code and common-subexpression elimination, constant folding,

@@ -41,7 +41,7 @@ constexpr int kFloatBottom = kNumDTypes;
 
 constexpr int idx(DType d) { return static_cast<int>(d); }
 
-// The covering relation of DESIGN.md section 2, with F* between the integers and F16/BF16.
+// The covering relation of docs/dtypes.md, with F* between the integers and F16/BF16.
 constexpr std::pair<int, int> kEdges[] = {
     {idx(DType::Bool), idx(DType::U8)},   {idx(DType::U8), idx(DType::U16)},
     {idx(DType::U16), idx(DType::U32)},   {idx(DType::U32), idx(DType::U64)},

@@ -6,16 +6,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/backend.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/tensor.hpp"
 
 namespace tensora::cpu {
 
-// Normalized (non-negative), validated dims. lhs_free / rhs_free are in increasing order.
-struct ContractionDims {
-  std::vector<std::int64_t> lhs_batch, lhs_free, lhs_contract;
-  std::vector<std::int64_t> rhs_batch, rhs_contract, rhs_free;
-};
+using backend::ContractionDims;
 
 // out (shape [batch..., lhs free..., rhs free...], out's dtype = the operands') = the
 // contraction. `out` may have any strides but must not overlap lhs or rhs.

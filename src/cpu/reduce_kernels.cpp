@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/strided_loop.hpp"
-#include "cpu/element_access.hpp"
+#include "core/element_access.hpp"
 #include "cpu/elementwise_loop.hpp"
 #include "cpu/simd.hpp"
 
@@ -200,14 +200,6 @@ void reduce_typed(const Tensor& out, const Tensor& x, std::size_t kept, Engine& 
   if (n_out <= grain) sweep(0, n_out);
   else engine.parallel_for(n_out, grain, sweep);
   for (std::int64_t o = 0; o < n_out; ++o) dst[o] = R::finish(total[o], n_red);
-}
-
-template <ReduceOp Op>
-constexpr std::uint8_t reduce_accepts() {
-  if constexpr (Op == ReduceOp::All || Op == ReduceOp::Any) return kAny;
-  else if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return kBool | kReal;
-  else if constexpr (Op == ReduceOp::Mean) return kInexact;
-  else return kNumeric;
 }
 
 template <ReduceOp Op>

@@ -2,7 +2,7 @@
 // the rest are reduced; `out` is dense with the kept extents.
 #pragma once
 
-#include "cpu/reducers.hpp"
+#include "ops/reducers.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/tensor.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "core/dispatch.hpp"
 #include "core/strided_loop.hpp"
-#include "cpu/element_access.hpp"
+#include "core/element_access.hpp"
 #include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
 

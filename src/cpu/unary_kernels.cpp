@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "core/value_cast.hpp"
-#include "cpu/element_access.hpp"
+#include "core/element_access.hpp"
 #include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
 #include "cpu/kernels.hpp"

@@ -1,6 +1,6 @@
 // Session lifecycle, elementwise ops, clamp, select, convert/cast and the operators.
 #include "eager/session_support.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 
 namespace tensora {
 

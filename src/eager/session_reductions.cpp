@@ -3,7 +3,7 @@
 #include "ad/normalization_rules.hpp"
 #include "ad/reduction_rules.hpp"
 #include "eager/session_support.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 
 namespace tensora {
 

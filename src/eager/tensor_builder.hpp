@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "ad/builder.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "ops/validate.hpp"
 #include "tensora/einsum.hpp"
 

@@ -122,13 +122,15 @@ std::vector<Conversion> Program::conversions() const {
     if (n->kind == OpKind::Convert || n->kind == OpKind::Cast)
       out.push_back({n->op, n->inputs[0]->dtype, n->dtype, n->where});
     if (n->kind == OpKind::Fused) {
-      for (const auto& s : n->fused->steps) {
-        if (s.kind != OpKind::Convert && s.kind != OpKind::Cast) continue;
+      const auto& steps = n->fused->program.steps;
+      for (std::size_t i = 0; i < steps.size(); ++i) {
+        const auto& s = steps[i];
+        if (s.kind != backend::FusedStep::Kind::Cast) continue;  // a convert or a cast
         // The source dtype: the argument's dtype (a step or an external input).
         const int a = s.args[0];
-        const DType from = a >= 0 ? n->fused->steps[static_cast<std::size_t>(a)].dtype
+        const DType from = a >= 0 ? steps[static_cast<std::size_t>(a)].dtype
                                   : n->inputs[static_cast<std::size_t>(-a - 1)]->dtype;
-        out.push_back({s.op, from, s.dtype, n->where});
+        out.push_back({n->fused->ops[i], from, s.dtype, n->where});
       }
     }
   }

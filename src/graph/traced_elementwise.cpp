@@ -3,7 +3,7 @@
 #include "ad/elementwise_rules.hpp"
 #include "core/checks.hpp"
 #include "frontdoor/promotion.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"

@@ -4,7 +4,7 @@
 #include "ad/reduction_rules.hpp"
 #include "core/checks.hpp"
 #include "graph/graph_builder.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "ops/inference.hpp"
 #include "tensora/eager.hpp"
 

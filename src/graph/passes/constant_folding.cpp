@@ -1,10 +1,12 @@
-// Constant folding: a node whose inputs are all constants runs once at compile time (on a serial
-// engine, with the same direct op) and becomes a constant. Not folded: converts and casts (every
-// precision change stays visible in the program, as DESIGN section 8 asks), results above
+// Constant folding: a node whose inputs are all constants runs once at compile time (on the
+// device's serial engine, backend/serial_engine.hpp, with the same direct op, so the constant
+// has the bits a run would give) and becomes a constant. Not folded: converts and casts (every
+// precision change stays visible in the program, as docs/traced.md asks), results above
 // `max_elements`, and nodes whose result is larger than their inputs (a broadcast or zeros is
 // cheaper to make at run time than to carry in the program).
 #include <algorithm>
 
+#include "backend/serial_engine.hpp"
 #include "graph/graph.hpp"
 #include "graph/ops.hpp"
 
@@ -23,8 +25,8 @@ Graph fold_constants(const Graph& g, std::int64_t max_elements) {
       largest_input = std::max(largest_input, numel(in->shape));
     }
     if (numel(n->shape) > std::max<std::int64_t>(largest_input, 1)) return nullptr;
-    CpuEngine engine = CpuEngine::serial(n->device);
-    const Tensor value = n->exec(values, engine);
+    const auto engine = backend::serial_engine(n->device);
+    const Tensor value = n->exec(values, *engine);
     return constant_node(value.contiguous(), n->where).node();
   });
 }

@@ -80,29 +80,27 @@ Graph fuse_elementwise(const Graph& g) {
     }
     const std::unordered_set<const Node*> in_group(m->second.begin(), m->second.end());
     auto kernel = std::make_shared<FusedKernel>();
-    kernel->shape = node->shape;
-    kernel->dtype = node->dtype;
+    kernel->program.shape = node->shape;
+    kernel->program.dtype = node->dtype;
     std::unordered_map<const Node*, int> step_of;
     std::vector<NodePtr> externals;
     std::unordered_map<const Node*, int> external_of;
     for (const auto& member : g.nodes) {  // members in the graph's (topological) order
       if (!in_group.count(member.get())) continue;
-      FusedKernel::Step step{member->kind, member->unary, member->binary, member->op, member->dtype, {}};
+      std::vector<int> args;
       for (const auto& in : member->inputs) {
         if (const auto st = step_of.find(in.get()); st != step_of.end()) {
-          step.args.push_back(st->second);
+          args.push_back(st->second);
           continue;
         }
         auto [e, inserted] = external_of.emplace(in.get(), static_cast<int>(externals.size()));
         if (inserted) externals.push_back(current(in));
-        step.args.push_back(-(e->second + 1));
+        args.push_back(-(e->second + 1));
       }
-      step_of[member.get()] = static_cast<int>(kernel->steps.size());
-      kernel->steps.push_back(std::move(step));
+      step_of[member.get()] = static_cast<int>(kernel->program.steps.size());
+      add_step(*kernel, *member, std::move(args));
     }
-    std::vector<DType> input_dtypes;
-    for (const auto& e : externals) input_dtypes.push_back(e->dtype);
-    plan_fused_kernel(*kernel, input_dtypes);
+    for (const auto& e : externals) kernel->program.inputs.push_back(e->dtype);
     Node f;
     f.kind = OpKind::Fused;
     f.op = "fused";

@@ -1,13 +1,11 @@
 // Contractions: dot_general (StableHLO dimension numbers) and NumPy matmul on top of it.
 // Validate at the boundary (operands, dtype, dims, sizes) -> allocate the column-major result
-// (or check the destination) -> cpu::dot_general. Every error names op "dot_general".
+// (or check the destination) -> the backend's dot_general. Every error names op "dot_general".
 #include <algorithm>
 #include <string>
 
+#include "backend/backend.hpp"
 #include "ops/inference.hpp"
-#include "cpu/blas_provider.hpp"
-#include "cpu/gemm.hpp"
-#include "cpu/kernels.hpp"
 #include "ops/validate.hpp"
 
 namespace tensora {
@@ -54,7 +52,7 @@ std::vector<std::int64_t> normalize(const std::vector<std::int64_t>& dims, std::
 }
 
 struct Plan {
-  cpu::ContractionDims dims;
+  backend::ContractionDims dims;
   Shape shape;
 };
 
@@ -139,11 +137,11 @@ void run_into(const Tensor& lhs, const Tensor& rhs, const Plan& p, Engine& engin
   validate::destination(kOp, dest, lhs.dtype(), p.shape, lhs.device(), {}, where);
   if (overlaps(dest, lhs) || overlaps(dest, rhs)) {
     const Tensor tmp = Tensor::empty(p.shape, lhs.dtype(), lhs.device(), where);
-    cpu::dot_general(tmp, lhs, rhs, p.dims, engine);
-    cpu::copy(dest, tmp, engine);
+    engine.backend().dot_general(tmp, lhs, rhs, p.dims, engine);
+    engine.backend().copy(dest, tmp, engine);
     return;
   }
-  cpu::dot_general(dest, lhs, rhs, p.dims, engine);
+  engine.backend().dot_general(dest, lhs, rhs, p.dims, engine);
 }
 
 // NumPy matmul as dot_general operands + config (1-D operands, broadcast batch dims).
@@ -196,7 +194,7 @@ Tensor Tensor::dot_general(const Tensor& rhs, DotGeneralConfig config, Engine& e
   check_operands(*this, rhs, engine, where);
   const Plan p = plan(*this, rhs, config, where);
   Tensor out = Tensor::empty(p.shape, dtype_, device_, where);
-  cpu::dot_general(out, *this, rhs, p.dims, engine);
+  engine.backend().dot_general(out, *this, rhs, p.dims, engine);
   return out;
 }
 
@@ -212,7 +210,7 @@ Tensor Tensor::matmul(const Tensor& rhs, Engine& engine, Loc where) const {
   const MatmulForm f = matmul_form(*this, rhs, where);
   const Plan p = plan(f.lhs, f.rhs, f.config, where);
   Tensor out = Tensor::empty(p.shape, dtype_, device_, where);
-  cpu::dot_general(out, f.lhs, f.rhs, p.dims, engine);
+  engine.backend().dot_general(out, f.lhs, f.rhs, p.dims, engine);
   return out;
 }
 
@@ -231,8 +229,6 @@ Tensor dot_general(const Tensor& lhs, const Tensor& rhs, DotGeneralConfig config
 Tensor matmul(const Tensor& lhs, const Tensor& rhs, Engine& engine, SourceLocation where) {
   return lhs.matmul(rhs, engine, where);
 }
-
-std::string blas_backend() { return cpu::blas().name(); }
 
 namespace infer {
 

@@ -1,7 +1,7 @@
 // softmax and log_softmax along one axis, composed from the direct ops: the max is subtracted
 // first (so exp never overflows), and F16/BF16 inputs are computed in F32 and rounded once.
 #include "core/checks.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 

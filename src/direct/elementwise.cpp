@@ -1,13 +1,9 @@
 // The direct elementwise op set: validate through the catalog, allocate, run the kernel.
 #include <algorithm>
-#include <numeric>
 
-#include "core/storage.hpp"
-#include "cpu/elementwise_loop.hpp"
-#include "cpu/kernels.hpp"
-#include "cpu/transpose_copy.hpp"
+#include "backend/backend.hpp"
 #include "ops/elementwise_catalog.hpp"
-#include "ops/direct.hpp"
+#include "direct/direct.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
@@ -23,80 +19,9 @@ const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storag
 
 // Integer division by zero has no value; say so before any work is done.
 void check_divisor(BinaryOp op, const Tensor& b, Engine& engine, SourceLocation where) {
-  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Rem) && is_integer(b.dtype()) && cpu::any_zero(b, engine))
+  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Rem) && is_integer(b.dtype()) &&
+      engine.backend().any_zero(b, engine))
     check::fail_invalid(info(op).name, "integer division by zero", "other", where);
-}
-
-// True when `t` covers a dense block of memory in some axis order with positive strides.
-bool dense_positive(const Tensor& t) {
-  std::vector<std::size_t> order(t.shape().size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return t.strides()[a] < t.strides()[b]; });
-  std::int64_t expected = 1;
-  for (auto d : order) {
-    if (t.shape()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.shape()[d];
-  }
-  return true;
-}
-
-// Dense strides for `shape` with the axes in the memory order of `like` (fastest first).
-Strides dense_strides_like(const Shape& shape, const Tensor& like) {
-  std::vector<std::size_t> order(shape.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return like.strides()[a] < like.strides()[b]; });
-  Strides strides(shape.size());
-  std::int64_t step = 1;
-  for (auto d : order) {
-    strides[d] = step;
-    step *= shape[d];
-  }
-  return strides;
-}
-
-// Bytes per panel of the transposing path: the panel's scratch stays in L2 (2 MiB here)
-// next to the inputs' panels streaming through it.
-constexpr std::int64_t kPanelBytes = std::int64_t{512} << 10;
-
-// Runs `kernel(dst, inputs, engine)` for a fresh column-major `out`. When every input shares
-// one dense layout that is not column-major (e.g. all transposed), the kernel would read the
-// inputs across cache lines; it then runs panel by panel (slices along the inputs' slowest
-// axis) in the inputs' layout into an L2-sized scratch, and a cache-blocked transpose copies
-// each panel into column-major order while it is still in cache. Panels run in parallel,
-// each on one thread; elementwise results do not depend on the split.
-template <class Kernel>
-void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine, Kernel kernel) {
-  const Tensor& first = **inputs.begin();
-  bool shared = out.numel() >= kElementGrain && first.shape() == out.shape() && !first.is_contiguous() &&
-                dense_positive(first);
-  for (const Tensor* t : inputs) shared = shared && t->shape() == first.shape() && t->strides() == first.strides();
-  if (!shared) return kernel(out, std::vector<Tensor>{}, engine);
-  std::size_t axis = 0;  // the inputs' slowest axis
-  for (std::size_t d = 1; d < first.shape().size(); ++d)
-    if (first.strides()[d] > first.strides()[axis]) axis = d;
-  const auto ax = static_cast<std::int64_t>(axis);
-  const std::int64_t extent = out.shape()[axis], per_index = out.numel() / extent;
-  const std::int64_t panel_elements = kPanelBytes / static_cast<std::int64_t>(size_of(out.dtype()));
-  const std::int64_t height = std::max<std::int64_t>(1, panel_elements / per_index);
-  const std::int64_t panels = (extent + height - 1) / height;
-  engine.parallel_for(panels, 1, [&](std::int64_t p0, std::int64_t p1) {
-    CpuEngine one = CpuEngine::serial(out.device());
-    Shape panel_shape = out.shape();
-    panel_shape[axis] = std::min(height, extent);
-    const auto scratch_storage =
-        Storage::allocate(static_cast<std::size_t>(panel_shape[axis] * per_index) * size_of(out.dtype()), out.device());
-    for (std::int64_t p = p0; p < p1; ++p) {
-      const std::int64_t lo = p * height, hi = std::min(extent, lo + height);
-      panel_shape[axis] = hi - lo;
-      const Tensor scratch(scratch_storage, panel_shape, dense_strides_like(panel_shape, first), 0, out.dtype(),
-                           out.device());
-      std::vector<Tensor> pieces;
-      for (const Tensor* t : inputs) pieces.push_back(t->slice(ax, lo, hi));
-      kernel(scratch, pieces, one);
-      cpu::transpose_copy(out.slice(ax, lo, hi), scratch, one);
-    }
-  });
 }
 
 struct BinaryPlan {
@@ -113,19 +38,17 @@ BinaryPlan plan_binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& en
   return {std::move(r.shape), r.dtype};
 }
 
-void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Engine& engine,
-                SourceLocation where) {
+void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
+                Engine& engine, SourceLocation where) {
   Tensor a_view, b_view;
-  cpu::binary(op, out, broadcast_view(a, out.shape(), a_view, where), broadcast_view(b, out.shape(), b_view, where),
-              engine);
+  engine.backend().binary(op, out, broadcast_view(a, out.shape(), a_view, where),
+                          broadcast_view(b, out.shape(), b_view, where), kind, engine);
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
   BinaryPlan plan = plan_binary(op, a, b, engine, where);
   Tensor out = Tensor::empty(std::move(plan.shape), plan.result, a.device(), where);
-  run_fresh(out, {&a, &b}, engine, [&](const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
-    run_binary(op, dst, in.empty() ? a : in[0], in.empty() ? b : in[1], e, where);
-  });
+  run_binary(op, out, a, b, backend::Output::Fresh, engine, where);
   return out;
 }
 
@@ -140,7 +63,7 @@ void binary_into(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, 
                  SourceLocation where) {
   BinaryPlan plan = plan_binary(op, a, b, engine, where);
   validate::destination(info(op).name, dest, plan.result, plan.shape, a.device(), {&a, &b}, where);
-  run_binary(op, dest, a, b, engine, where);
+  run_binary(op, dest, a, b, backend::Output::Given, engine, where);
 }
 
 DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
@@ -152,16 +75,14 @@ DType plan_unary(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation whe
 
 Tensor unary_op(UnaryOp op, const Tensor& x, Engine& engine, SourceLocation where) {
   Tensor out = Tensor::empty(x.shape(), plan_unary(op, x, engine, where), x.device(), where);
-  run_fresh(out, {&x}, engine, [&](const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
-    cpu::unary(op, dst, in.empty() ? x : in[0], e);
-  });
+  engine.backend().unary(op, out, x, backend::Output::Fresh, engine);
   return out;
 }
 
 void unary_into(UnaryOp op, const Tensor& x, Engine& engine, const Tensor& dest, SourceLocation where) {
   const DType result = plan_unary(op, x, engine, where);
   validate::destination(info(op).name, dest, result, x.shape(), x.device(), {&x}, where);
-  cpu::unary(op, dest, x, engine);
+  engine.backend().unary(op, dest, x, backend::Output::Given, engine);
 }
 
 }  // namespace
@@ -225,8 +146,8 @@ Tensor Tensor::clamp(const Tensor& lo, const Tensor& hi, Engine& engine, Loc whe
   infer::elementwise_accepts(info(BinaryOp::Maximum), dtype_, where, "clamp");
   const Shape shape = broadcast_shapes(broadcast_shapes(shape_, lo.shape(), "clamp", where), hi.shape(), "clamp", where);
   Tensor out = Tensor::empty(shape, dtype_, device_, where);
-  run_binary(BinaryOp::Maximum, out, *this, lo, engine, where);
-  run_binary(BinaryOp::Minimum, out, out, hi, engine, where);  // in place: same view
+  run_binary(BinaryOp::Maximum, out, *this, lo, backend::Output::Given, engine, where);
+  run_binary(BinaryOp::Minimum, out, out, hi, backend::Output::Given, engine, where);  // in place: same view
   return out;
 }
 
@@ -235,7 +156,7 @@ Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engi
   const Shape shape = infer::select(pred.dtype(), a.dtype(), b.dtype(), pred.shape(), a.shape(), b.shape(), where);
   Tensor out = Tensor::empty(shape, a.dtype(), a.device(), where);
   Tensor pv, av, bv;
-  cpu::select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
+  engine.backend().select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
               broadcast_view(b, shape, bv, where), engine);
   return out;
 }
@@ -245,7 +166,7 @@ Tensor Tensor::convert(DType dtype, Engine& engine, Loc where) const {
   if (dtype == dtype_) return *this;
   check::lossless_conversion(dtype_, dtype, where);
   Tensor out = Tensor::empty(shape_, dtype, device_, where);
-  cpu::cast(out, *this, engine);
+  engine.backend().cast(out, *this, engine);
   return out;
 }
 
@@ -253,7 +174,7 @@ Tensor Tensor::cast(DType dtype, Engine& engine, Loc where) const {
   validate::operands("cast", engine, {this}, where);
   if (dtype == dtype_) return *this;
   Tensor out = Tensor::empty(shape_, dtype, device_, where);
-  cpu::cast(out, *this, engine);
+  engine.backend().cast(out, *this, engine);
   return out;
 }
 

@@ -1,11 +1,10 @@
-// The direct reductions: axis handling and dtype policy here, kernels in cpu/reduce_kernels.
+// The direct reductions: axis handling and dtype policy here, kernels behind the backend.
 #include <algorithm>
 #include <limits>
 
-#include "cpu/kernels.hpp"
-#include "cpu/reduce_kernels.hpp"
+#include "backend/backend.hpp"
+#include "direct/direct.hpp"
 #include "ops/reduction_catalog.hpp"
-#include "ops/direct.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
 
@@ -77,7 +76,7 @@ Tensor run_reduce(const ReductionSpec& spec, ReduceOp op, const Tensor& x, const
   const AxesPlan plan = plan_axes(spec, x, axes, where);
   const bool logical = op == ReduceOp::All || op == ReduceOp::Any;
   Tensor out = Tensor::empty(plan.out_shape, logical ? DType::Bool : x.dtype(), x.device(), where);
-  cpu::reduce(op, out, x.permute(plan.perm, where), plan.kept, engine);
+  engine.backend().reduce(op, out, x.permute(plan.perm, where), plan.kept, engine);
   return options.keepdims ? out.reshape(plan.keep_shape, where) : out;
 }
 
@@ -131,13 +130,13 @@ Tensor run_arg(const ReductionSpec& spec, bool max, const Tensor& x, std::option
     if (x.numel() == 0)
       check::fail_invalid(spec.name, "cannot take " + std::string(spec.name) + " of an empty tensor", "self", where);
     Tensor out = Tensor::empty({}, DType::I64, x.device(), where);
-    cpu::arg_extreme(max, out, flat, engine);
+    engine.backend().arg_extreme(max, out, flat, engine);
     return out;
   }
   const std::int64_t a = check::axis(spec.name, *axis, x.rank(), where);
   const AxesPlan plan = plan_axes(spec, x, {a}, where);
   Tensor out = Tensor::empty(plan.out_shape, DType::I64, x.device(), where);
-  if (out.numel() > 0) cpu::arg_extreme(max, out, x.permute(plan.perm, where), engine);
+  if (out.numel() > 0) engine.backend().arg_extreme(max, out, x.permute(plan.perm, where), engine);
   return options.keepdims ? out.reshape(plan.keep_shape, where) : out;
 }
 
@@ -150,7 +149,7 @@ Tensor run_scan(const ReductionSpec& spec, bool product, const Tensor& x, std::i
   check_reduction(spec, x, engine, where);
   const std::int64_t a = check::axis(spec.name, axis, x.rank(), where);
   Tensor out = Tensor::empty(x.shape(), x.dtype(), x.device(), where);
-  if (out.numel() > 0) cpu::scan(product, out, x, a, engine);
+  if (out.numel() > 0) engine.backend().scan(product, out, x, a, engine);
   return out;
 }
 

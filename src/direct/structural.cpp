@@ -6,8 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "cpu/kernels.hpp"
-#include "cpu/structural_kernels.hpp"
+#include "backend/backend.hpp"
 #include "ops/elementwise_catalog.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
@@ -38,7 +37,7 @@ void check_index_dtype(std::string_view op, const Tensor& indices, Loc where) {
 // Every index within [-extent, extent), checked before any work is done.
 void check_index_range(std::string_view op, const Tensor& indices, std::int64_t axis, std::int64_t extent,
                        Engine& engine, Loc where) {
-  if (auto bad = cpu::find_out_of_range(indices, extent, engine)) {
+  if (auto bad = engine.backend().find_out_of_range(indices, extent, engine)) {
     const std::string valid = extent == 0 ? "none, the axis is empty" : str(-extent) + ".." + str(extent - 1);
     check::fail_invalid(op,
                         "index " + str(*bad) + " is out of range for axis " + str(axis) + " with extent " +
@@ -62,7 +61,7 @@ void join_into(const Tensor& out, const std::vector<Tensor>& pieces, std::int64_
   std::int64_t at = 0;
   for (const Tensor& t : pieces) {
     const std::int64_t n = t.shape()[static_cast<std::size_t>(axis)];
-    if (n > 0 && t.numel() > 0) cpu::copy(out.slice(axis, at, at + n), t, engine);
+    if (n > 0 && t.numel() > 0) engine.backend().copy(out.slice(axis, at, at + n), t, engine);
     at += n;
   }
 }
@@ -83,7 +82,7 @@ Tensor take_along_axis_op(std::string_view op, const Tensor& self, const Tensor&
     if (d != a && s[d] == shape[d] && s[d] != 1) src_strides[d] = self.strides()[d];
   const Tensor src = view_of(self, shape, std::move(src_strides), self.offset());
   const Tensor idx = indices.broadcast_to(shape, where);
-  cpu::take_along(out, src, idx, self.strides()[a], s[a], engine);
+  engine.backend().take_along(out, src, idx, self.strides()[a], s[a], engine);
   return out;
 }
 
@@ -112,7 +111,7 @@ void pad_mirror(const Tensor& w, std::size_t d, std::int64_t before, std::int64_
     const Tensor dst = range(w, d, 0, before);
     const Tensor src = mode == PadMode::Edge ? range(w, d, before, 1).broadcast_to(dst.shape())
                                              : w.slice(ax, 2 * before, before, -1);  // 2b .. b+1
-    cpu::copy(dst, src, engine);
+    engine.backend().copy(dst, src, engine);
   }
   if (after > 0) {
     const std::int64_t last = before + n - 1;
@@ -125,7 +124,7 @@ void pad_mirror(const Tensor& w, std::size_t d, std::int64_t before, std::int64_
       const std::int64_t stop = last - 1 - after;
       src = w.slice(ax, last - 1, stop < 0 ? std::nullopt : std::optional<std::int64_t>(stop), -1);
     }
-    cpu::copy(dst, src, engine);
+    engine.backend().copy(dst, src, engine);
   }
 }
 
@@ -423,14 +422,14 @@ Tensor Tensor::pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, Pa
   if (out.numel() == 0) return out;
   Tensor interior = out;
   for (std::size_t d = 0; d < shape_.size(); ++d) interior = range(interior, d, widths[d].first, shape_[d]);
-  if (numel() > 0) cpu::copy(interior, *this, engine);
+  if (numel() > 0) engine.backend().copy(interior, *this, engine);
   for (std::size_t d = 0; d < shape_.size(); ++d) {
     const auto [before, after] = widths[d];
     const std::int64_t n = shape_[d];
     if (mode == PadMode::Constant) {
       // Whole slabs of out; corners are written by several axes with the same value.
-      if (before > 0) cpu::fill(range(out, d, 0, before), value.element_ptr(), engine);
-      if (after > 0) cpu::fill(range(out, d, before + n, after), value.element_ptr(), engine);
+      if (before > 0) engine.backend().fill(range(out, d, 0, before), value.element_ptr(), engine);
+      if (after > 0) engine.backend().fill(range(out, d, before + n, after), value.element_ptr(), engine);
     } else {
       // Axis by axis, as NumPy: axes below d are padded already, axes above d stay interior.
       Tensor w = out;
@@ -463,7 +462,7 @@ Tensor Tensor::index_select(std::int64_t axis, const Tensor& indices, Engine& en
   idx_strides[a] = indices.strides()[0];
   const Tensor src = with_view(shape, std::move(src_strides), offset_);
   const Tensor idx = view_of(indices, shape, std::move(idx_strides), indices.offset());
-  cpu::take_along(out, src, idx, strides_[a], shape_[a], engine);
+  engine.backend().take_along(out, src, idx, strides_[a], shape_[a], engine);
   return out;
 }
 
@@ -476,7 +475,7 @@ Tensor Tensor::scatter_add(std::int64_t axis, const Tensor& indices, const Tenso
   const Shape& is = indices.shape();
   check_index_range(op, indices, axis, shape_[a], engine, where);
   Tensor out = Tensor::empty(shape_, dtype_, device_, where);
-  if (out.numel() > 0) cpu::copy(out, *this, engine);
+  if (out.numel() > 0) engine.backend().copy(out, *this, engine);
   if (indices.numel() == 0) return out;
   // Views over the index shape with the scatter axis cut to 1: one position per output fiber.
   Shape fibers = is;
@@ -484,7 +483,7 @@ Tensor Tensor::scatter_add(std::int64_t axis, const Tensor& indices, const Tenso
   const Tensor out_v = view_of(out, fibers, out.strides(), out.offset());
   const Tensor idx_v = view_of(indices, fibers, indices.strides(), indices.offset());
   const Tensor src_v = view_of(src, fibers, src.strides(), src.offset());
-  cpu::scatter_add(out_v, idx_v, src_v, out.strides()[a], indices.strides()[a], src.strides()[a], is[a],
+  engine.backend().scatter_add(out_v, idx_v, src_v, out.strides()[a], indices.strides()[a], src.strides()[a], is[a],
                    shape_[a], engine);
   return out;
 }
@@ -496,7 +495,7 @@ Tensor triangle_op(std::string_view op, const Tensor& self, std::int64_t k, bool
   validate::operands(op, engine, {&self}, where);
   infer::triangle(op, self, where);
   Tensor out = Tensor::empty(self.shape(), self.dtype(), self.device(), where);
-  cpu::triangle(out, self, k, lower, engine);
+  engine.backend().triangle(out, self, k, lower, engine);
   return out;
 }
 
@@ -516,8 +515,8 @@ Tensor Tensor::embed_diag(std::int64_t offset, Engine& engine, Loc where) const 
   Tensor out = Tensor::empty(infer::embed_diag(*this, offset, where), dtype_, device_, where);
   if (out.numel() == 0) return out;
   static constexpr unsigned char kZero[16] = {};
-  cpu::fill(out, kZero, engine);
-  if (numel() > 0) cpu::copy(out.diagonal(offset, -2, -1, where), *this, engine);
+  engine.backend().fill(out, kZero, engine);
+  if (numel() > 0) engine.backend().copy(out.diagonal(offset, -2, -1, where), *this, engine);
   return out;
 }
 

@@ -8,10 +8,9 @@
 
 #include "core/value_cast.hpp"
 #include "ops/elementwise_functors.hpp"
+#include "ops/reduce_ops.hpp"
 
 namespace tensora {
-
-enum class ReduceOp : std::uint8_t { Sum, Prod, Mean, Max, Min, All, Any };
 
 template <class T>
 struct accumulate_type {
@@ -23,6 +22,15 @@ template <> struct accumulate_type<BFloat16> { using type = double; };
 template <> struct accumulate_type<std::complex<float>> { using type = std::complex<double>; };
 template <class T>
 using accumulate_t = typename accumulate_type<T>::type;
+
+// The dtype kinds each reduction's kernel is instantiated for (the op layer validated first).
+template <ReduceOp Op>
+constexpr std::uint8_t reduce_accepts() {
+  if constexpr (Op == ReduceOp::All || Op == ReduceOp::Any) return kAny;
+  else if constexpr (Op == ReduceOp::Max || Op == ReduceOp::Min) return kBool | kReal;
+  else if constexpr (Op == ReduceOp::Mean) return kInexact;
+  else return kNumeric;
+}
 
 template <ReduceOp Op, class T>
 struct Reducer {

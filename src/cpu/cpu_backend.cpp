@@ -1,0 +1,107 @@
+// The backend interface implemented by the CPU kernels: each entry forwards to its family's
+// kernel; fresh elementwise outputs go through the panelled runner (cpu/fresh_output.hpp).
+#include "cpu/cpu_backend.hpp"
+
+#include "cpu/blas_provider.hpp"
+#include "cpu/fresh_output.hpp"
+#include "cpu/gemm.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/reduce_kernels.hpp"
+#include "cpu/structural_kernels.hpp"
+
+namespace tensora {
+
+namespace cpu {
+
+namespace {
+
+struct BinaryCall {
+  BinaryOp op;
+  const Tensor* a;
+  const Tensor* b;
+};
+
+struct UnaryCall {
+  UnaryOp op;
+  const Tensor* in;
+};
+
+class CpuBackend final : public backend::Backend {
+ public:
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
+              Engine& engine) override {
+    if (kind == backend::Output::Given) return cpu::binary(op, out, a, b, engine);
+    const BinaryCall call{op, &a, &b};
+    run_fresh(out, {&a, &b}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
+      const auto& k = *static_cast<const BinaryCall*>(c);
+      cpu::binary(k.op, dst, in.empty() ? *k.a : in[0], in.empty() ? *k.b : in[1], e);
+    }, &call);
+  }
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, backend::Output kind, Engine& engine) override {
+    if (kind == backend::Output::Given) return cpu::unary(op, out, in, engine);
+    const UnaryCall call{op, &in};
+    run_fresh(out, {&in}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& pieces, Engine& e) {
+      const auto& k = *static_cast<const UnaryCall*>(c);
+      cpu::unary(k.op, dst, pieces.empty() ? *k.in : pieces[0], e);
+    }, &call);
+  }
+  void select(const Tensor& out, const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine) override {
+    cpu::select(out, pred, a, b, engine);
+  }
+  bool any_zero(const Tensor& t, Engine& engine) override { return cpu::any_zero(t, engine); }
+
+  void copy(const Tensor& out, const Tensor& in, Engine& engine) override { cpu::copy(out, in, engine); }
+  void cast(const Tensor& out, const Tensor& in, Engine& engine) override { cpu::cast(out, in, engine); }
+
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& x, std::int64_t kept, Engine& engine) override {
+    cpu::reduce(op, out, x, kept, engine);
+  }
+  void arg_extreme(bool max, const Tensor& out, const Tensor& x, Engine& engine) override {
+    cpu::arg_extreme(max, out, x, engine);
+  }
+  void scan(bool product, const Tensor& out, const Tensor& x, std::int64_t axis, Engine& engine) override {
+    cpu::scan(product, out, x, axis, engine);
+  }
+
+  void fill(const Tensor& out, const void* value, Engine& engine) override { cpu::fill(out, value, engine); }
+  std::optional<std::int64_t> find_out_of_range(const Tensor& indices, std::int64_t extent, Engine& engine) override {
+    return cpu::find_out_of_range(indices, extent, engine);
+  }
+  void take_along(const Tensor& out, const Tensor& src, const Tensor& idx, std::int64_t axis_stride,
+                  std::int64_t extent, Engine& engine) override {
+    cpu::take_along(out, src, idx, axis_stride, extent, engine);
+  }
+  void scatter_add(const Tensor& out, const Tensor& idx, const Tensor& src, std::int64_t out_stride,
+                   std::int64_t idx_stride, std::int64_t src_stride, std::int64_t length, std::int64_t extent,
+                   Engine& engine) override {
+    cpu::scatter_add(out, idx, src, out_stride, idx_stride, src_stride, length, extent, engine);
+  }
+  void triangle(const Tensor& out, const Tensor& in, std::int64_t k, bool lower, Engine& engine) override {
+    cpu::triangle(out, in, k, lower, engine);
+  }
+
+  void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const backend::ContractionDims& dims,
+                   Engine& engine) override {
+    cpu::dot_general(out, lhs, rhs, dims, engine);
+  }
+
+  void run_fused(const backend::FusedProgram& program, std::span<const Tensor> inputs, const Tensor& out,
+                 Engine& engine) override {
+    cpu::run_fused(*this, program, inputs, out, engine);
+  }
+};
+
+}  // namespace
+
+backend::Backend& cpu_backend() {
+  static CpuBackend backend;
+  return backend;
+}
+
+}  // namespace cpu
+
+backend::Backend& CpuEngine::backend() { return cpu::cpu_backend(); }
+
+std::string blas_backend() { return cpu::blas().name(); }
+
+}  // namespace tensora
