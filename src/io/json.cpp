@@ -69,7 +69,7 @@ class Parser {
       if (peek() != ':') fail("expected ':'");
       ++pos_;
       Value member = value(depth + 1);
-      v.members.emplace_back(std::move(key), std::move(member));
+      v.members.push_back(Value::Member{std::move(key), std::move(member)});
       skip_ws();
       if (peek() == ',') {
         ++pos_;

@@ -18,10 +18,17 @@ struct Value {
   std::string text;  // the string, or the number's literal text
   bool is_uint = false;  // a number that is a non-negative integer fitting 64 bits
   std::uint64_t uint = 0;
-  std::vector<Value> items;                            // Array
-  std::vector<std::pair<std::string, Value>> members;  // Object, in file order
+  struct Member;
+  std::vector<Value> items;     // Array
+  std::vector<Member> members;  // Object, in file order
 
   const Value* find(std::string_view key) const;
+};
+
+// Declared after Value: std::pair would need Value complete where the vector is declared.
+struct Value::Member {
+  std::string key;
+  Value value;
 };
 
 // Thrown by parse(); the caller names the file.
