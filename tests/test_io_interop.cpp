@@ -14,7 +14,20 @@ namespace {
 using namespace tensora_io_test;
 namespace io = tensora::io;
 
-const std::filesystem::path kScript = std::filesystem::path(__FILE__).parent_path() / "io" / "interop.py";
+// tests/io/interop.py. __FILE__ may be relative to the build directory (Ninja), so it is also
+// tried against the test binary's ancestors (the binary lives in <build>/tests/).
+std::filesystem::path find_script() {
+  const std::filesystem::path rel = std::filesystem::path(__FILE__).parent_path() / "io" / "interop.py";
+  if (rel.is_absolute()) return rel;
+  std::error_code ec;
+  for (auto dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path(); !dir.empty();
+       dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / rel)) return std::filesystem::weakly_canonical(dir / rel);
+    if (dir == dir.parent_path()) break;
+  }
+  return std::filesystem::absolute(rel);
+}
+const std::filesystem::path kScript = find_script();
 constexpr const char* kPython = "/usr/bin/python3";
 
 // Runs the helper; returns its exit status and output.
@@ -35,6 +48,7 @@ bool have_numpy() {
 
 #define REQUIRE_PYTHON(numpy)                                                                      \
   if (!std::filesystem::exists(kPython)) GTEST_SKIP() << kPython << " is missing (scripts/install-deps.sh installs it)"; \
+  ASSERT_TRUE(std::filesystem::exists(kScript)) << "helper script not found: " << kScript; \
   if ((numpy) && !have_numpy()) GTEST_SKIP() << "NumPy is missing for " << kPython << " (apt-get install python3-numpy)"
 
 struct Row {
