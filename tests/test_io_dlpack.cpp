@@ -181,6 +181,10 @@ TEST(IoDLPack, BadImportsFailAndStillDeleteOnce) {
   p.shape[0] = -2;
   expect_bad(neg, "negative extent -2");
   p.shape[0] = 2;
+  auto* huge = versioned(p, 0, /*null_strides=*/true);
+  std::int64_t huge_shape[2] = {0, std::int64_t{1} << 62};
+  huge->dl_tensor.shape = huge_shape;
+  expect_bad(huge, "the shape's strides overflow 64 bits");
   auto* nodata = versioned(p);
   nodata->dl_tensor.data = nullptr;
   expect_bad(nodata, "the data pointer is null");

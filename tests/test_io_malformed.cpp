@@ -93,6 +93,9 @@ TEST(IoMalformedNpy, ShapesThatOverflowOrExceedTheFile) {
   expect_npy_error(dir, npy(dict("<f8", "(99999999999999999999,)")), "overflows 64 bits");
   expect_npy_error(dir, npy(dict("<u1", "(1000000000000,)"), "x"), "needs 1000000000000 bytes");
   expect_npy_error(dir, npy(dict("<f4", "(-1,)")), "non-negative integer");
+  // Zero elements, but strides past int64 (found by fuzz_npy): refused, not overflowed.
+  expect_npy_error(dir, npy(dict("<f2", "(0, 300080799758, 30799758, 35, 3)"), "x"),
+                   "the strides of shape [0, 300080799758, 30799758, 35, 3] overflow 64 bits");
 }
 
 TEST(IoMalformedNpy, ObjectAndUnsupportedDTypesAreRefused) {
@@ -199,6 +202,7 @@ TEST(IoMalformedSafetensors, EntriesThatLie) {
   expect_st_error(dir, st("{\"a\":" + entry("U8", "[2]", "[0,2]") + "}", "1234"), "2 bytes after the last tensor");
   expect_st_error(dir, st("{\"a\":" + entry("F64", "[4294967296,4294967296]", "[0,0]") + "}"), "more elements than fit in 64 bits");
   expect_st_error(dir, st("{\"a\":" + entry("F64", "[-1]", "[0,0]") + "}"), "not a non-negative 64-bit integer");
+  expect_st_error(dir, st("{\"a\":" + entry("U8", "[0,4294967296,4294967296]", "[0,0]") + "}"), "overflow 64 bits");
   expect_st_error(dir, st("{\"a\":" + entry("F64", "[1.5]", "[0,0]") + "}"), "not a non-negative 64-bit integer");
   expect_st_error(dir, st("{\"a\":" + entry("F8_E4M3", "[1]", "[0,1]") + "}", "1"), "unsupported dtype \"F8_E4M3\"");
   expect_st_error(dir, st("{\"a\":" + entry("U8", "[1]", "[1,0]") + "}", "1"), "end before they begin");

@@ -101,6 +101,7 @@ Tensor import_tensor(Managed* managed, bool read_only, const char* op, SourceLoc
   Shape shape(dl.shape, dl.shape + dl.ndim);
   for (const auto e : shape)
     if (e < 0) fail(op, "negative extent " + std::to_string(e) + " in the shape", where);
+  if (!io_detail::strides_fit(shape, *dtype)) fail(op, "the shape's strides overflow 64 bits", where);
   const Strides strides =
       dl.strides == nullptr ? row_major_strides(shape) : Strides(dl.strides, dl.strides + dl.ndim);
   // The span of memory the view reaches, from its lowest to its highest element.

@@ -13,6 +13,14 @@ Tensor view_of(std::shared_ptr<Storage> storage, Shape shape, Strides strides, s
   return Tensor(std::move(storage), std::move(shape), std::move(strides), offset, dtype, device);
 }
 
+bool strides_fit(const Shape& shape, DType dtype) {
+  // Strides multiply the extents as if zero ones were 1 (a zero-size tensor still has them).
+  std::int64_t span = static_cast<std::int64_t>(size_of(dtype));
+  for (const std::int64_t e : shape)
+    if (e < 0 || __builtin_mul_overflow(span, std::max<std::int64_t>(e, 1), &span)) return false;
+  return true;
+}
+
 std::size_t element_alignment(DType dtype) {
   // Complex numbers are pairs of their real type.
   return is_complex(dtype) ? size_of(dtype) / 2 : size_of(dtype);
@@ -30,6 +38,8 @@ std::size_t checked_nbytes(std::string_view op, const std::filesystem::path& pat
   if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(size_of(dtype)), &bytes) ||
       bytes > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     fail(op, path, "the byte size of shape " + to_string(shape) + " overflows");
+  if (!strides_fit(shape, dtype))
+    fail(op, path, "the strides of shape " + to_string(shape) + " overflow 64 bits");
   return static_cast<std::size_t>(bytes);
 }
 

@@ -26,8 +26,12 @@ Tensor tensor_from_bytes(std::string_view op, const FileBytes& file, std::size_t
                          std::size_t nbytes, DType dtype, const Shape& shape, Layout layout,
                          bool swap_bytes, const io::LoadOptions& options);
 
+// True when the compact strides of `shape` in bytes fit int64 (zero extents count as 1).
+bool strides_fit(const Shape& shape, DType dtype);
+
 // Checked element count and byte size of `shape` for `dtype`; fails on negative extents and
-// on overflow, so no size from a header is used unchecked.
+// on overflow of the size or of the strides (a zero-size shape like [0, 2^40, 2^40] has no
+// bytes but unrepresentable strides), so no size from a header is used unchecked.
 std::size_t checked_nbytes(std::string_view op, const std::filesystem::path& path,
                            const Shape& shape, DType dtype);
 
