@@ -164,7 +164,7 @@ TEST(ErrorKind, EveryKindHasAUniqueName) {
 TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
   // The catalogue in docs/errors.md lists exactly these.
   using tensora::ErrorDetail;
-  static_assert(std::variant_size_v<ErrorDetail> == 10);
+  static_assert(std::variant_size_v<ErrorDetail> == 11);
   const ErrorDetail details[] = {
       tensora::NoDetail{},
       tensora::DTypeMismatch{DType::F64, DType::F32},
@@ -176,6 +176,7 @@ TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
       tensora::UnsupportedDType{DType::Bool},
       tensora::AlreadyInitialized{"cpu:1"},
       tensora::InvalidArgument{"step"},
+      tensora::IoError{"a.npy", "truncated data"},
   };
   for (std::size_t i = 0; i < std::size(details); ++i) EXPECT_EQ(details[i].index(), i);
 }

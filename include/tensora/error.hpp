@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <exception>
+#include <filesystem>
+#if __has_include(<source_location>)
 #include <source_location>
+#endif
 #include <string>
 #include <string_view>
 #include <variant>
@@ -23,11 +26,40 @@ enum class ErrorKind {
   InvalidArgument,             // a bad argument value (step 0, unknown device name, ...)
   Unsupported,                 // a feature that is not available in this build
   Internal,                    // a bug in tensora
+  LinAlgError,                 // a numerical failure of a linear-algebra routine
+  IoError,                     // a file that cannot be read or written, or is malformed
+  OutOfMemory,                 // an allocation beyond the memory available
 };
 
 std::string_view name(ErrorKind);
 
+// The caller's file and line, kept in every error. std::source_location where the standard
+// library has it; otherwise the compiler builtins it is built on (clang 14 with libstdc++ 12,
+// the fuzz build), with the same member names.
+#if defined(__cpp_lib_source_location)
 using SourceLocation = std::source_location;
+#else
+struct SourceLocation {
+  static constexpr SourceLocation current(const char* file = __builtin_FILE(),
+                                          const char* function = __builtin_FUNCTION(),
+                                          std::uint_least32_t line = __builtin_LINE()) noexcept {
+    SourceLocation loc;
+    loc.file_ = file;
+    loc.function_ = function;
+    loc.line_ = line;
+    return loc;
+  }
+  constexpr const char* file_name() const noexcept { return file_; }
+  constexpr const char* function_name() const noexcept { return function_; }
+  constexpr std::uint_least32_t line() const noexcept { return line_; }
+  constexpr std::uint_least32_t column() const noexcept { return 0; }
+
+ private:
+  const char* file_ = "";
+  const char* function_ = "";
+  std::uint_least32_t line_ = 0;
+};
+#endif
 
 // Detail records. Devices are stored as their printed names so the records stay plain values.
 struct DTypeMismatch {
@@ -57,12 +89,17 @@ struct AlreadyInitialized {
 struct InvalidArgument {
   std::string argument;  // which argument was bad
 };
+// A file that could not be read or written: which file, and what is wrong with it.
+struct IoError {
+  std::string path;
+  std::string problem;
+};
 struct NoDetail {};
 
 using ErrorDetail =
     std::variant<NoDetail, DTypeMismatch, ShapeMismatch, ShapeDataLengthMismatch, AxisOutOfRange,
                  DeviceMismatch, UnsupportedDTypeConversion, UnsupportedDType, AlreadyInitialized,
-                 InvalidArgument>;
+                 InvalidArgument, IoError>;
 
 class Error : public std::exception {
  public:

@@ -15,3 +15,4 @@
 #include "tensora/tensor.hpp"
 #include "tensora/tensor_options.hpp"
 #include "tensora/typed_tensor.hpp"
+#include "tensora/io.hpp"  // <tensora/dlpack.hpp> is separate: it defines the global DLPack C structs

@@ -14,6 +14,9 @@ std::string_view name(ErrorKind kind) {
     case ErrorKind::InvalidArgument: return "InvalidArgument";
     case ErrorKind::Unsupported: return "Unsupported";
     case ErrorKind::Internal: return "Internal";
+    case ErrorKind::LinAlgError: return "LinAlgError";
+    case ErrorKind::IoError: return "IoError";
+    case ErrorKind::OutOfMemory: return "OutOfMemory";
   }
   return "Unknown";
 }

@@ -12,6 +12,17 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
   return std::make_shared<Storage>(data, nbytes, device);
 }
 
-Storage::~Storage() { allocator_for(device_).deallocate(data_, nbytes_); }
+std::shared_ptr<Storage> Storage::wrap(void* data, std::size_t nbytes, Device device,
+                                       std::shared_ptr<void> owner, bool read_only) {
+  auto storage = std::make_shared<Storage>(data, nbytes, device);
+  storage->owner_ = std::move(owner);
+  storage->read_only_ = read_only;
+  return storage;
+}
+
+Storage::~Storage() {
+  if (owner_) return;  // wrapped memory goes back with its owner (released after this body)
+  allocator_for(device_).deallocate(data_, nbytes_);
+}
 
 }  // namespace tensora

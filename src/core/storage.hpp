@@ -1,4 +1,5 @@
-// A device buffer shared by tensor handles; 64-byte aligned.
+// A device buffer shared by tensor handles: 64-byte aligned when tensora allocates it, or
+// memory owned by someone else (a file mapping, a DLPack producer) kept alive by an owner.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,10 @@ class Storage {
 
   // A buffer of at least `nbytes` bytes (never null, also for 0 bytes).
   static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device);
+  // `nbytes` bytes at `data` that tensora does not own: `owner` keeps them alive and is
+  // released with the last tensor that uses them. Read-only storage rejects `_into` writes.
+  static std::shared_ptr<Storage> wrap(void* data, std::size_t nbytes, Device device,
+                                       std::shared_ptr<void> owner, bool read_only);
 
   Storage(void* data, std::size_t nbytes, Device device) : data_(data), nbytes_(nbytes), device_(device) {}
   ~Storage();
@@ -23,11 +28,14 @@ class Storage {
   void* data() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  bool read_only() const { return read_only_; }
 
  private:
   void* data_;
   std::size_t nbytes_;
   Device device_;
+  std::shared_ptr<void> owner_;  // set for wrapped memory: the allocator does not free it
+  bool read_only_ = false;
 };
 
 }  // namespace tensora

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/dispatch.hpp"
+#include "core/storage.hpp"
 #include "core/value_cast.hpp"
 
 namespace tensora::validate {
@@ -62,6 +63,10 @@ void destination(std::string_view op, const Tensor& dest, DType dtype, const Sha
   } const into{op};
   if (!dest.defined())
     check::fail_invalid(std::string(into), "the destination is an empty (default-constructed) tensor", "dest", where);
+  if (dest.storage()->read_only())
+    check::fail_invalid(std::string(into),
+                        "the destination is read-only (memory imported with the DLPack read-only flag)",
+                        "dest", where);
   if (!(device == dest.device())) check::fail_device_mismatch(std::string(into), device, dest.device(), where);
   if (dtype != dest.dtype()) check::fail_dtype_mismatch(std::string(into), dtype, dest.dtype(), where);
   if (dest.shape() != shape)
