@@ -109,10 +109,6 @@ class Tensor {
   static Tensor normal(Shape shape, std::uint64_t seed, TensorOptions options = {},
                        double mean = 0.0, double stddev = 1.0, Loc where = Loc::current());
 
-  // Creation from a raw buffer of `count` elements of `source_dtype` (used by the templates).
-  static Tensor from_buffer(Shape shape, const void* data, std::int64_t count, DType source_dtype,
-                            TensorOptions options, bool source_is_literal, Layout layout,
-                            Loc where = Loc::current());
   // An uninitialized dense column-major tensor (no default-dtype lookup: dtype is explicit).
   static Tensor empty(Shape shape, DType dtype, Device device, Loc where = Loc::current());
 
@@ -312,6 +308,11 @@ class Tensor {
   const std::shared_ptr<Storage>& storage() const { return storage_; }
 
  private:
+  // Creation from a raw buffer of `count` elements of `source_dtype` (the templates above and
+  // from_floats / from_ints; a literal source may round where a typed one must be exact).
+  static Tensor from_buffer(Shape shape, const void* data, std::int64_t count, DType source_dtype,
+                            TensorOptions options, bool source_is_literal, Layout layout,
+                            Loc where = Loc::current());
   template <class T>
   static Tensor from_values(Shape shape, const std::vector<T>& values, TensorOptions options,
                             Layout layout, Loc where) {

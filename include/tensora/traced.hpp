@@ -210,10 +210,13 @@ class Program {
   // Nodes by op name in the optimized program ("fused", "dot_general", ...), for audits.
   std::size_t count(std::string_view op) const;
 
+ private:
+  // Made by GraphCompiler, read by Runtime; the compiled form is not part of the API.
+  friend class GraphCompiler;
+  friend class Runtime;
   explicit Program(std::shared_ptr<const graph_detail::ProgramImpl> impl) : impl_(std::move(impl)) {}
   const graph_detail::ProgramImpl& impl() const;
 
- private:
   std::shared_ptr<const graph_detail::ProgramImpl> impl_;
 };
 std::ostream& operator<<(std::ostream& os, const Program& program);
