@@ -21,14 +21,23 @@ class Backend;  // src/backend/backend.hpp: internal, not installed
 class Engine {
  public:
   virtual ~Engine() = default;
-  virtual Device device() const = 0;
+
+  Device device() const { return device_; }
   virtual int threads() const = 0;
   // Calls body(begin, end) for the chunks [k * grain, min((k + 1) * grain, n)), possibly on
   // several threads; returns when all are done. Exceptions from body are rethrown here.
   virtual void parallel_for(std::int64_t n, std::int64_t grain,
                             const std::function<void(std::int64_t, std::int64_t)>& body) = 0;
-  // The kernels this engine runs ops with.
-  virtual backend::Backend& backend() = 0;
+  // The kernels this engine runs ops with. Not virtual: every op asks for it, and a stored
+  // reference keeps the seam at one virtual call (the family's entry point) per op.
+  backend::Backend& backend() const { return *backend_; }
+
+ protected:
+  Engine(Device device, backend::Backend& backend) : device_(device), backend_(&backend) {}
+
+ private:
+  Device device_;
+  backend::Backend* backend_;
 };
 
 class CpuEngine final : public Engine {
@@ -38,15 +47,13 @@ class CpuEngine final : public Engine {
   static CpuEngine parallel(int threads, Device device = Device::cpu(),
                             SourceLocation where = SourceLocation::current());
 
-  Device device() const override { return device_; }
   int threads() const override { return threads_; }
   void parallel_for(std::int64_t n, std::int64_t grain,
                     const std::function<void(std::int64_t, std::int64_t)>& body) override;
-  backend::Backend& backend() override;
 
  private:
   CpuEngine(Device device, int threads);
-  Device device_;
+
   int threads_;
   std::shared_ptr<ThreadPool> pool_;  // null for a serial engine
 };
@@ -57,14 +64,9 @@ class ReferenceEngine final : public Engine {
  public:
   explicit ReferenceEngine(Device device = Device::cpu());
 
-  Device device() const override { return device_; }
   int threads() const override { return 1; }
   void parallel_for(std::int64_t n, std::int64_t grain,
                     const std::function<void(std::int64_t, std::int64_t)>& body) override;
-  backend::Backend& backend() override;
-
- private:
-  Device device_;
 };
 
 }  // namespace tensora

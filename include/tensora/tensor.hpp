@@ -111,9 +111,14 @@ class Tensor {
 
   // An uninitialized dense column-major tensor (no default-dtype lookup: dtype is explicit).
   static Tensor empty(Shape shape, DType dtype, Device device, Loc where = Loc::current());
+  // A meta tensor: dtype, shape and device with no data and no allocation. Views and copies
+  // of it are meta tensors too, so shape and dtype checks run on it at no cost (the traced
+  // front door infers with them); anything that reads elements, or a kernel, refuses it.
+  static Tensor meta(Shape shape, DType dtype, Device device = Device::cpu(), Loc where = Loc::current());
 
   // ---- properties ---------------------------------------------------------------------
-  bool defined() const { return storage_ != nullptr; }
+  bool defined() const { return storage_ != nullptr || meta_; }
+  bool is_meta() const { return meta_; }
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   const Strides& strides() const { return strides_; }  // in elements
@@ -125,7 +130,7 @@ class Tensor {
   // Dense in column-major (first index fastest) or row-major order; size-1 dims ignored.
   bool is_contiguous(Layout layout = Layout::ColMajor) const;
   // True when both handles view the same storage.
-  bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+  bool shares_storage_with(const Tensor& other) const { return storage_ != nullptr && storage_ == other.storage_; }
 
   // ---- views (share storage) ----------------------------------------------------------
   Tensor permute(std::vector<std::int64_t> axes, Loc where = Loc::current()) const;
@@ -294,20 +299,20 @@ class Tensor {
 
   // The address of the element at the view's offset (the first element).
   const void* element_ptr() const {
-    if (storage_ == nullptr) [[unlikely]] throw_empty_handle("element_ptr");
+    if (storage_ == nullptr) [[unlikely]] throw_no_data("element_ptr");
     return static_cast<const char*>(storage_data()) + offset_ * static_cast<std::int64_t>(size_of(dtype_));
   }
   // Copies every element into `dst` (numel * size_of(dtype) bytes) in the given order.
   void copy_to_buffer(void* dst, Layout layout) const;
   std::string to_string() const;
 
-  // ---- internal -----------------------------------------------------------------------
-  // Builds a view; used by the library's own layers.
+ private:
+  // The library's own layers build views over storage through TensorInternals
+  // (src/core/tensor_internals.hpp, not installed).
+  friend struct TensorInternals;
   Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
          DType dtype, Device device);
-  const std::shared_ptr<Storage>& storage() const { return storage_; }
 
- private:
   // Creation from a raw buffer of `count` elements of `source_dtype` (the templates above and
   // from_floats / from_ints; a literal source may round where a typed one must be exact).
   static Tensor from_buffer(Shape shape, const void* data, std::int64_t count, DType source_dtype,
@@ -341,7 +346,7 @@ class Tensor {
     }
   }
   void check_defined(const char* op, Loc where) const;
-  [[noreturn]] static void throw_empty_handle(const char* op);
+  [[noreturn]] void throw_no_data(const char* op) const;
   const void* storage_data() const;
   void check_element(DType requested, const char* op, Loc where) const;
   void check_single_element(Loc where) const;
@@ -354,6 +359,7 @@ class Tensor {
   std::int64_t offset_ = 0;
   DType dtype_ = DType::F32;
   Device device_ = Device::cpu();
+  bool meta_ = false;  // then storage_ is null
 };
 
 // out = pred ? a : b with broadcasting; pred must be Bool, a and b one dtype.

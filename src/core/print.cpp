@@ -62,6 +62,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "Tensor(empty handle)\n";
   os << "Tensor(dtype=" << name(t.dtype()) << ", device=" << t.device()
      << ", shape=" << to_string(t.shape()) << ")";
+  if (t.is_meta()) return os << ", meta: no data\n";
   if (t.numel() > kMaxShown) return os << " with " << t.numel() << " elements (not shown)\n";
   if (t.numel() == 0) return os << " with no elements\n";
   os << (t.rank() >= 2 ? ", rows = axis 0, columns = axis 1:\n" : ":\n");

@@ -14,6 +14,16 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, s
     : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)),
       offset_(offset), dtype_(dtype), device_(device) {}
 
+Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
+  check::valid_shape("meta", shape, where);
+  if (!device.supports(dtype))
+    check::fail_unsupported_dtype("meta", dtype, "not supported on " + device.to_string(), where);
+  Strides strides = col_major_strides(shape);
+  Tensor t(nullptr, std::move(shape), std::move(strides), 0, dtype, device);
+  t.meta_ = true;
+  return t;
+}
+
 Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("empty", shape, where);
   if (!device.supports(dtype))
@@ -26,7 +36,9 @@ Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
 }
 
 Tensor Tensor::with_view(Shape shape, Strides strides, std::int64_t offset) const {
-  return Tensor(storage_, std::move(shape), std::move(strides), offset, dtype_, device_);
+  Tensor t(storage_, std::move(shape), std::move(strides), offset, dtype_, device_);
+  t.meta_ = meta_;
+  return t;
 }
 
 std::int64_t Tensor::dim(std::int64_t axis, Loc where) const {
@@ -76,8 +88,11 @@ void Tensor::check_contiguous_data(Loc where) const {
                         "self", where);
 }
 
-void Tensor::throw_empty_handle(const char* op) {
-  check::fail_invalid(op, "the tensor is empty (default-constructed)", "self", Loc::current());
+void Tensor::throw_no_data(const char* op) const {
+  check::fail_invalid(op,
+                      meta_ ? "the tensor is a meta tensor (dtype, shape and device only, no data)"
+                            : "the tensor is empty (default-constructed)",
+                      "self", Loc::current());
 }
 
 const void* Tensor::storage_data() const { return storage_->data(); }
@@ -90,6 +105,7 @@ void Tensor::copy_to_buffer(void* dst, Layout layout) const {
 
 Tensor Tensor::duplicate(Loc where) const {
   check_defined("duplicate", where);
+  if (meta_) return meta(shape_, dtype_, device_, where);
   Tensor out = empty(shape_, dtype_, device_, where);
   copy_strided(*this, out.storage_->data(), out.strides_);
   return out;
@@ -102,6 +118,7 @@ Tensor Tensor::contiguous(Loc where) const {
 
 Tensor Tensor::to_device(Device device, Loc where) const {
   check_defined("to_device", where);
+  if (meta_) return meta(shape_, dtype_, device, where);
   Tensor out = empty(shape_, dtype_, device, where);
   copy_strided(*this, out.storage_->data(), out.strides_);
   return out;

@@ -116,7 +116,7 @@ Tensor Tensor::reshape(Shape shape, Loc where) const {
     return with_view(std::move(shape), std::move(*strides), offset_);
   // The strides do not allow a view: copy into column-major order, then view that.
   Tensor dense = duplicate(where);
-  return Tensor(dense.storage(), shape, col_major_strides(shape), 0, dtype_, device_);
+  return dense.with_view(shape, col_major_strides(shape), 0);
 }
 
 Tensor Tensor::slice(std::int64_t axis, std::optional<std::int64_t> start,

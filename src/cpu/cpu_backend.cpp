@@ -15,35 +15,20 @@ namespace cpu {
 
 namespace {
 
-struct BinaryCall {
-  BinaryOp op;
-  const Tensor* a;
-  const Tensor* b;
-};
-
-struct UnaryCall {
-  UnaryOp op;
-  const Tensor* in;
-};
-
 class CpuBackend final : public backend::Backend {
  public:
   void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
               Engine& engine) override {
-    if (kind == backend::Output::Given) return cpu::binary(op, out, a, b, engine);
-    const BinaryCall call{op, &a, &b};
-    run_fresh(out, {&a, &b}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
-      const auto& k = *static_cast<const BinaryCall*>(c);
-      cpu::binary(k.op, dst, in.empty() ? *k.a : in[0], in.empty() ? *k.b : in[1], e);
-    }, &call);
+    if (kind == backend::Output::Given || !panels_pay(out, {&a, &b})) return cpu::binary(op, out, a, b, engine);
+    run_panelled(out, {&a, &b}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
+      cpu::binary(*static_cast<const BinaryOp*>(c), dst, in[0], in[1], e);
+    }, &op);
   }
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, backend::Output kind, Engine& engine) override {
-    if (kind == backend::Output::Given) return cpu::unary(op, out, in, engine);
-    const UnaryCall call{op, &in};
-    run_fresh(out, {&in}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& pieces, Engine& e) {
-      const auto& k = *static_cast<const UnaryCall*>(c);
-      cpu::unary(k.op, dst, pieces.empty() ? *k.in : pieces[0], e);
-    }, &call);
+    if (kind == backend::Output::Given || !panels_pay(out, {&in})) return cpu::unary(op, out, in, engine);
+    run_panelled(out, {&in}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& pieces, Engine& e) {
+      cpu::unary(*static_cast<const UnaryOp*>(c), dst, pieces[0], e);
+    }, &op);
   }
   void select(const Tensor& out, const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine) override {
     cpu::select(out, pred, a, b, engine);
@@ -99,8 +84,6 @@ backend::Backend& cpu_backend() {
 }
 
 }  // namespace cpu
-
-backend::Backend& CpuEngine::backend() { return cpu::cpu_backend(); }
 
 std::string blas_backend() { return cpu::blas().name(); }
 

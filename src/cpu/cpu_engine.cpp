@@ -1,12 +1,13 @@
 #include "tensora/engine.hpp"
 
 #include "core/checks.hpp"
+#include "cpu/cpu_backend.hpp"
 #include "cpu/thread_pool.hpp"
 
 namespace tensora {
 
 CpuEngine::CpuEngine(Device device, int threads)
-    : device_(device), threads_(threads),
+    : Engine(device, cpu::cpu_backend()), threads_(threads),
       pool_(threads > 1 ? std::make_shared<ThreadPool>(threads - 1) : nullptr) {}
 
 CpuEngine CpuEngine::serial(Device device) { return CpuEngine(device, 1); }

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/storage.hpp"
+#include "core/tensor_internals.hpp"
 #include "cpu/elementwise_loop.hpp"
 #include "cpu/transpose_copy.hpp"
 
@@ -45,13 +46,17 @@ constexpr std::int64_t kPanelBytes = std::int64_t{512} << 10;
 
 }  // namespace
 
-void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine, PanelKernel kernel,
-               const void* context) {
+bool share_transposed_layout(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   const Tensor& first = **inputs.begin();
-  bool shared = out.numel() >= kElementGrain && first.shape() == out.shape() && !first.is_contiguous() &&
-                dense_positive(first);
-  for (const Tensor* t : inputs) shared = shared && t->shape() == first.shape() && t->strides() == first.strides();
-  if (!shared) return kernel(context, out, std::vector<Tensor>{}, engine);
+  if (first.shape() != out.shape() || first.is_contiguous() || !dense_positive(first)) return false;
+  for (const Tensor* t : inputs)
+    if (t->shape() != first.shape() || t->strides() != first.strides()) return false;
+  return true;
+}
+
+void run_panelled(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine,
+                  PanelKernel kernel, const void* context) {
+  const Tensor& first = **inputs.begin();
   std::size_t axis = 0;  // the inputs' slowest axis
   for (std::size_t d = 1; d < first.shape().size(); ++d)
     if (first.strides()[d] > first.strides()[axis]) axis = d;
@@ -69,8 +74,8 @@ void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, E
     for (std::int64_t p = p0; p < p1; ++p) {
       const std::int64_t lo = p * height, hi = std::min(extent, lo + height);
       panel_shape[axis] = hi - lo;
-      const Tensor scratch(scratch_storage, panel_shape, dense_strides_like(panel_shape, first), 0, out.dtype(),
-                           out.device());
+      const Tensor scratch = TensorInternals::view(scratch_storage, panel_shape, dense_strides_like(panel_shape, first),
+                                                   0, out.dtype(), out.device());
       std::vector<Tensor> pieces;
       for (const Tensor* t : inputs) pieces.push_back(t->slice(ax, lo, hi));
       kernel(context, scratch, pieces, one);

@@ -9,18 +9,28 @@
 #include <initializer_list>
 #include <vector>
 
+#include "cpu/elementwise_loop.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/tensor.hpp"
 
 namespace tensora::cpu {
 
-// A kernel over (dst, inputs, engine): `inputs` empty means "the original inputs, whole".
+// A kernel over (dst, inputs, engine), one panel at a time.
 using PanelKernel = void (*)(const void* context, const Tensor& dst, const std::vector<Tensor>& inputs,
                              Engine& engine);
 
-// Runs `kernel` once over the whole of `out`, or panel by panel as above when that pays.
-// `inputs` have out's shape (already broadcast).
-void run_fresh(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine, PanelKernel kernel,
-               const void* context);
+// True when the inputs share one dense layout that is not column-major (`inputs` have out's
+// shape, already broadcast).
+bool share_transposed_layout(const Tensor& out, std::initializer_list<const Tensor*> inputs);
+
+// True when the panelled path pays for `out`: large, and a shared transposed layout. Inline,
+// so that a small op pays one comparison.
+inline bool panels_pay(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  return out.numel() >= kElementGrain && share_transposed_layout(out, inputs);
+}
+
+// Runs `kernel` panel by panel as above; call it when panels_pay.
+void run_panelled(const Tensor& out, std::initializer_list<const Tensor*> inputs, Engine& engine,
+                  PanelKernel kernel, const void* context);
 
 }  // namespace tensora::cpu

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/storage.hpp"
+#include "core/tensor_internals.hpp"
 #include "cpu/cpu_backend.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"
@@ -72,7 +73,7 @@ struct FlatValue {
     return static_cast<char*>((*storage)->data()) + offset * static_cast<std::int64_t>(size_of(dtype));
   }
   Tensor view(std::int64_t n, Device device) const {
-    return Tensor(*storage, Shape{n}, Strides{stride}, offset, dtype, device);
+    return TensorInternals::view(*storage, Shape{n}, Strides{stride}, offset, dtype, device);
   }
 };
 
@@ -195,11 +196,11 @@ void run_flat(const backend::FusedProgram& k, const CpuFusedPlan& plan, std::spa
           } else {
             const auto j = static_cast<std::size_t>(-a - 1);
             const Tensor& t = inputs[j];
-            args.push_back({&t.storage(), t.offset() + (scalar[j] ? 0 : lo), scalar[j] ? 0 : 1, t.dtype()});
+            args.push_back({&TensorInternals::storage(t), t.offset() + (scalar[j] ? 0 : lo), scalar[j] ? 0 : 1, t.dtype()});
           }
         }
         const int slot = plan.slot[i];
-        values[i] = slot < 0 ? FlatValue{&out.storage(), out.offset() + lo, 1, step.dtype}
+        values[i] = slot < 0 ? FlatValue{&TensorInternals::storage(out), out.offset() + lo, 1, step.dtype}
                              : FlatValue{&block,
                                          scratch[static_cast<std::size_t>(slot)] /
                                              static_cast<std::int64_t>(size_of(step.dtype)),
@@ -324,8 +325,9 @@ void run_fused(const backend::Backend& self, const backend::FusedProgram& k, std
           args.push_back(a >= 0 ? values[static_cast<std::size_t>(a)] : piece(external[static_cast<std::size_t>(-a - 1)]));
         const int slot = plan.slot[i];
         values[i] = slot < 0 ? piece(out)
-                             : Tensor(scratch[static_cast<std::size_t>(slot)], shape, strides, 0, step.dtype, device);
-        const Tensor dense(scratch.back(), shape, strides, 0, args.empty() ? step.dtype : args[0].dtype(), device);
+                             : TensorInternals::view(scratch[static_cast<std::size_t>(slot)], shape, strides, 0, step.dtype, device);
+        const Tensor dense = TensorInternals::view(scratch.back(), shape, strides, 0,
+                                                   args.empty() ? step.dtype : args[0].dtype(), device);
         run_step(step, values[i], args, dense, serial);
       }
     }

@@ -22,6 +22,7 @@
 #include <optional>
 
 #include "core/dispatch.hpp"
+#include "core/tensor_internals.hpp"
 #include "cpu/blas_provider.hpp"
 #include "cpu/gemm_kernels.hpp"
 #include "cpu/kernels.hpp"
@@ -82,7 +83,7 @@ Path choose(DType ct, std::int64_t batch, std::int64_t m, std::int64_t n, std::i
 
 // The same bytes read as another dtype of the same size (integers: the U32/U64 compute view).
 Tensor as_dtype(const Tensor& t, DType d) {
-  return Tensor(t.storage(), t.shape(), t.strides(), t.offset(), d, t.device());
+  return TensorInternals::reinterpret(t, d);
 }
 
 bool reinterpretable(DType from, DType to) {

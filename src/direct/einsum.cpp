@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ops/validate.hpp"
+#include "core/tensor_internals.hpp"
 
 namespace tensora {
 
@@ -356,7 +357,7 @@ Labeled prepare(const Tensor& t, const std::vector<std::int64_t>& labels, const 
       strides[a] = 0;
     }
   }
-  return {Tensor(t.storage(), shape, strides, t.offset(), t.dtype(), t.device()), unique};
+  return {TensorInternals::restride(t, shape, strides, t.offset()), unique};
 }
 
 // Sums the axes whose labels are not in `keep`.

@@ -10,6 +10,7 @@
 #include "ops/elementwise_catalog.hpp"
 #include "ops/inference.hpp"
 #include "ops/validate.hpp"
+#include "core/tensor_internals.hpp"
 
 namespace tensora {
 
@@ -22,7 +23,7 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 
 // A view over `base`'s storage with another shape, strides and offset.
 Tensor view_of(const Tensor& base, Shape shape, Strides strides, std::int64_t offset) {
-  return Tensor(base.storage(), std::move(shape), std::move(strides), offset, base.dtype(), base.device());
+  return TensorInternals::restride(base, std::move(shape), std::move(strides), offset);
 }
 
 // Index tensors are I32 or I64; anything else is a dtype mismatch that names the dtype.

@@ -6,6 +6,7 @@
 #include "core/dispatch.hpp"
 #include "core/format.hpp"
 #include "core/storage.hpp"
+#include "core/tensor_internals.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/validate.hpp"
 
@@ -40,10 +41,7 @@ void check_operands(std::string_view op, std::initializer_list<const TracedTenso
   }
 }
 
-Tensor shape_proxy(const TracedTensor& x) {
-  static const auto storage = Storage::allocate(16, Device::cpu());
-  return Tensor(storage, x.shape(), col_major_strides(x.shape()), 0, x.dtype(), x.device());
-}
+Tensor meta_of(const TracedTensor& x) { return Tensor::meta(x.shape(), x.dtype(), x.device()); }
 
 std::string axes_text(const std::vector<std::int64_t>& v) {
   std::string s = "[";
@@ -69,7 +67,7 @@ std::string constant_attrs(const Tensor& v) {
     return v.rank() == 0 ? s : "[" + s + "]";
   }
   std::ostringstream os;
-  os << "#" << static_cast<const void*>(v.storage().get()) << "+" << v.offset() << axes_text(v.strides());
+  os << "#" << static_cast<const void*>(TensorInternals::storage(v).get()) << "+" << v.offset() << axes_text(v.strides());
   return os.str();
 }
 

@@ -19,10 +19,9 @@ using Labels = std::vector<std::int64_t>;
 // Every operand is defined and on the first one's device (DeviceMismatch otherwise).
 void check_operands(std::string_view op, std::initializer_list<const TracedTensor*> xs, Loc where);
 
-// A tensor with the shape, dtype and device of `x` over a one-element buffer: view ops
-// (reshape, permute, slice, ...) run on it to infer and validate exactly as the direct op does.
-// It never reaches a kernel.
-Tensor shape_proxy(const TracedTensor& x);
+// The meta tensor (no data) with the shape, dtype and device of `x`: view ops (reshape,
+// permute, slice, ...) run on it to infer and validate exactly as the direct op does.
+Tensor meta_of(const TracedTensor& x);
 
 // The visible convert node of the promotion plan (x itself when it already has `dtype`).
 TracedTensor convert_to(const TracedTensor& x, DType dtype, Loc where);

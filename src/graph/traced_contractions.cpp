@@ -69,7 +69,7 @@ TracedTensor dot_general_node(const TracedTensor& lhs, const TracedTensor& rhs, 
   n.kind = OpKind::DotGeneral;
   n.op = "dot_general";
   n.attrs = config_text(config);
-  n.shape = infer::dot_general(shape_proxy(lhs), shape_proxy(rhs), config, where);
+  n.shape = infer::dot_general(meta_of(lhs), meta_of(rhs), config, where);
   n.dtype = lhs.dtype();
   n.device = lhs.device();
   n.where = where;
@@ -122,7 +122,7 @@ TracedTensor TracedTensor::matmul(const TracedTensor& rhs, Loc where) const {
   const DType target = eager_input_promotion_plan("matmul", {dtype(), rhs.dtype()}, device())[0];
   TracedTensor a = convert_to(*this, target, where), b = convert_to(rhs, target, where);
   infer::contraction_dtypes("matmul", a.dtype(), b.dtype(), where);
-  const infer::MatmulForm f = infer::matmul(shape_proxy(a), shape_proxy(b), where);
+  const infer::MatmulForm f = infer::matmul(meta_of(a), meta_of(b), where);
   if (f.lhs_shape != a.shape()) a = a.broadcast_to(f.lhs_shape, where);
   if (f.rhs_shape != b.shape()) b = b.broadcast_to(f.rhs_shape, where);
   return dot_general_node(a, b, f.config, where);

@@ -37,7 +37,7 @@ Node one_input(std::string_view name, std::string attrs, const infer::Result& re
 // The reduction of an already promoted x.
 TracedTensor reduce_node(Reduction op, const TracedTensor& x, Axes axes, ReduceOptions options, Loc where) {
   const ReductionInfo& r = info(op);
-  Node n = one_input(r.name, options_text(axes, options), infer::reduction(op, shape_proxy(x), axes, options, where),
+  Node n = one_input(r.name, options_text(axes, options), infer::reduction(op, meta_of(x), axes, options, where),
                      x, where);
   n.exec = [op, axes, options, where](std::span<const Tensor> in, Engine& e) {
     return direct::reduce(op, in[0], axes, options, e, where);
@@ -62,7 +62,7 @@ TracedTensor reduce_axis(Reduction op, const TracedTensor& x, std::int64_t axis,
   const ReductionInfo& r = info(op);
   check_operands(r.name, {&x}, where);
   Node n = one_input(r.name, "axis=" + std::to_string(axis),
-                     infer::reduction(op, shape_proxy(x), {axis}, {}, where), x, where);
+                     infer::reduction(op, meta_of(x), {axis}, {}, where), x, where);
   n.exec = [op, axis, where](std::span<const Tensor> in, Engine& e) {
     return direct::reduce_axis(op, in[0], axis, {}, e, where);
   };
@@ -74,7 +74,7 @@ TracedTensor scan(Reduction op, const TracedTensor& x, std::int64_t axis, Loc wh
   check_operands(r.name, {&x}, where);
   const TracedTensor cx = convert_to(x, eager_input_promotion_plan(r.name, {x.dtype()}, x.device())[0], where);
   Node n = one_input(r.name, "axis=" + std::to_string(axis),
-                     infer::reduction(op, shape_proxy(cx), {axis}, {}, where), cx, where);
+                     infer::reduction(op, meta_of(cx), {axis}, {}, where), cx, where);
   n.exec = [op, axis, where](std::span<const Tensor> in, Engine& e) { return direct::scan(op, in[0], axis, e, where); };
   if (is_inexact(n.dtype)) {
     if (op == Reduction::CumProd) n.rule = rule_of(ad::CumprodRule{axis});

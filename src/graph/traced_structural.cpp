@@ -47,7 +47,7 @@ std::string opt_text(const std::optional<std::int64_t>& v) { return v ? std::to_
 
 TracedTensor permute_node(const TracedTensor& x, Axes axes, Loc where) {
   check_operands("permute", {&x}, where);
-  const Tensor view = shape_proxy(x).permute(axes, where);  // validates the axes
+  const Tensor view = meta_of(x).permute(axes, where);  // validates the axes
   for (auto& a : axes) a = ad::normalize_axis(a, x.rank());
   Node n = structural("permute", "axes=" + axes_text(axes), view.shape(), {&x}, where);
   n.kind = OpKind::Permute;
@@ -62,7 +62,7 @@ using namespace graph_detail;  // NOLINT: this file is the layer's front
 
 TracedTensor TracedTensor::reshape(Shape shape, Loc where) const {
   check_operands("reshape", {this}, where);
-  const Shape out = shape_proxy(*this).reshape(shape, where).shape();
+  const Shape out = meta_of(*this).reshape(shape, where).shape();
   Node n = structural("reshape", "shape=" + to_string(out), out, {this}, where);
   n.exec = [out, where](std::span<const Tensor> in, Engine&) { return in[0].reshape(out, where); };
   return finish(std::move(n), ad::ReshapeRule{});
@@ -70,7 +70,7 @@ TracedTensor TracedTensor::reshape(Shape shape, Loc where) const {
 
 TracedTensor TracedTensor::squeeze(Axes axes, Loc where) const {
   check_operands("squeeze", {this}, where);
-  const Shape out = shape_proxy(*this).squeeze(axes, where).shape();
+  const Shape out = meta_of(*this).squeeze(axes, where).shape();
   Node n = structural("squeeze", "axes=" + axes_text(axes), out, {this}, where);
   n.exec = [axes, where](std::span<const Tensor> in, Engine&) { return in[0].squeeze(axes, where); };
   return finish(std::move(n), ad::ReshapeRule{});
@@ -78,7 +78,7 @@ TracedTensor TracedTensor::squeeze(Axes axes, Loc where) const {
 
 TracedTensor TracedTensor::unsqueeze(std::int64_t axis, Loc where) const {
   check_operands("unsqueeze", {this}, where);
-  const Shape out = shape_proxy(*this).unsqueeze(axis, where).shape();
+  const Shape out = meta_of(*this).unsqueeze(axis, where).shape();
   Node n = structural("unsqueeze", "axis=" + std::to_string(axis), out, {this}, where);
   n.exec = [axis, where](std::span<const Tensor> in, Engine&) { return in[0].unsqueeze(axis, where); };
   return finish(std::move(n), ad::ReshapeRule{});
@@ -95,7 +95,7 @@ TracedTensor TracedTensor::transpose(Loc where) const {
 
 TracedTensor TracedTensor::transpose(std::int64_t a, std::int64_t b, Loc where) const {
   check_operands("transpose", {this}, where);
-  (void)shape_proxy(*this).transpose(a, b, where);  // validates the axes
+  (void)meta_of(*this).transpose(a, b, where);  // validates the axes
   Axes axes(static_cast<std::size_t>(rank()));
   std::iota(axes.begin(), axes.end(), 0);
   std::swap(axes[static_cast<std::size_t>(ad::normalize_axis(a, rank()))],
@@ -105,7 +105,7 @@ TracedTensor TracedTensor::transpose(std::int64_t a, std::int64_t b, Loc where) 
 
 TracedTensor TracedTensor::broadcast_to(Shape shape, Loc where) const {
   check_operands("broadcast_to", {this}, where);
-  const Shape out = shape_proxy(*this).broadcast_to(shape, where).shape();
+  const Shape out = meta_of(*this).broadcast_to(shape, where).shape();
   Node n = structural("broadcast_to", "shape=" + to_string(out), out, {this}, where);
   n.exec = [out, where](std::span<const Tensor> in, Engine&) { return in[0].broadcast_to(out, where); };
   return finish(std::move(n), ad::BroadcastRule{});
@@ -114,7 +114,7 @@ TracedTensor TracedTensor::broadcast_to(Shape shape, Loc where) const {
 TracedTensor TracedTensor::slice(std::int64_t axis, std::optional<std::int64_t> start,
                                  std::optional<std::int64_t> stop, std::int64_t step, Loc where) const {
   check_operands("slice", {this}, where);
-  const Shape out = shape_proxy(*this).slice(axis, start, stop, step, where).shape();  // validates
+  const Shape out = meta_of(*this).slice(axis, start, stop, step, where).shape();  // validates
   const std::int64_t ax = ad::normalize_axis(axis, rank());
   Node n = structural("slice",
                       "axis=" + std::to_string(ax) + ", start=" + opt_text(start) + ", stop=" + opt_text(stop) +
@@ -128,7 +128,7 @@ TracedTensor TracedTensor::slice(std::int64_t axis, std::optional<std::int64_t> 
 
 std::vector<TracedTensor> TracedTensor::split(std::vector<std::int64_t> sizes, std::int64_t axis, Loc where) const {
   check_operands("split", {this}, where);
-  (void)shape_proxy(*this).split(sizes, axis, where);  // validates sizes and axis
+  (void)meta_of(*this).split(sizes, axis, where);  // validates sizes and axis
   std::vector<TracedTensor> pieces;
   std::int64_t at = 0;
   for (auto n : sizes) {
@@ -140,7 +140,7 @@ std::vector<TracedTensor> TracedTensor::split(std::vector<std::int64_t> sizes, s
 
 TracedTensor TracedTensor::reverse(Axes axes, Loc where) const {
   check_operands("reverse", {this}, where);
-  const Shape out = shape_proxy(*this).reverse(axes, where).shape();
+  const Shape out = meta_of(*this).reverse(axes, where).shape();
   Node n = structural("reverse", "axes=" + axes_text(axes), out, {this}, where);
   n.exec = [axes, where](std::span<const Tensor> in, Engine&) { return in[0].reverse(axes, where); };
   return finish(std::move(n), ad::ReverseRule{axes});
@@ -148,7 +148,7 @@ TracedTensor TracedTensor::reverse(Axes axes, Loc where) const {
 
 TracedTensor TracedTensor::diagonal(std::int64_t offset, std::int64_t axis1, std::int64_t axis2, Loc where) const {
   check_operands("diagonal", {this}, where);
-  const Shape out = shape_proxy(*this).diagonal(offset, axis1, axis2, where).shape();
+  const Shape out = meta_of(*this).diagonal(offset, axis1, axis2, where).shape();
   Node n = structural("diagonal",
                       "offset=" + std::to_string(offset) + ", axes=" + axes_text({axis1, axis2}), out, {this}, where);
   n.exec = [offset, axis1, axis2, where](std::span<const Tensor> in, Engine&) {
@@ -161,7 +161,7 @@ TracedTensor TracedTensor::diagonal(std::int64_t offset, std::int64_t axis1, std
 TracedTensor TracedTensor::pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, PadOptions options,
                                Loc where) const {
   check_operands("pad", {this}, where);
-  const Shape out = infer::pad(shape_proxy(*this), widths, options, where);
+  const Shape out = infer::pad(meta_of(*this), widths, options, where);
   std::string attrs = "widths=" + widths_text(widths);
   if (options.mode == PadMode::Edge) attrs += ", mode=edge";
   if (options.mode == PadMode::Reflect) attrs += ", mode=reflect";
@@ -175,7 +175,7 @@ TracedTensor TracedTensor::pad(std::vector<std::pair<std::int64_t, std::int64_t>
 
 TracedTensor TracedTensor::take_along_axis(const TracedTensor& indices, std::int64_t axis, Loc where) const {
   check_operands("take_along_axis", {this, &indices}, where);
-  const Shape out = infer::take_along_axis("take_along_axis", shape_proxy(*this), shape_proxy(indices), axis, where);
+  const Shape out = infer::take_along_axis("take_along_axis", meta_of(*this), meta_of(indices), axis, where);
   Node n = structural("take_along_axis", "axis=" + std::to_string(axis), out, {this, &indices}, where);
   n.exec = [axis, where](std::span<const Tensor> in, Engine& e) { return in[0].take_along_axis(in[1], axis, e, where); };
   return finish(std::move(n), ad::TakeAlongAxisRule{ad::normalize_axis(axis, rank())});
@@ -183,7 +183,7 @@ TracedTensor TracedTensor::take_along_axis(const TracedTensor& indices, std::int
 
 TracedTensor TracedTensor::index_select(std::int64_t axis, const TracedTensor& indices, Loc where) const {
   check_operands("index_select", {this, &indices}, where);
-  const Shape out = infer::index_select(shape_proxy(*this), axis, shape_proxy(indices), where);
+  const Shape out = infer::index_select(meta_of(*this), axis, meta_of(indices), where);
   Node n = structural("index_select", "axis=" + std::to_string(axis), out, {this, &indices}, where);
   n.exec = [axis, where](std::span<const Tensor> in, Engine& e) { return in[0].index_select(axis, in[1], e, where); };
   return finish(std::move(n), ad::IndexSelectRule{ad::normalize_axis(axis, rank())});
@@ -194,7 +194,7 @@ TracedTensor TracedTensor::scatter_add(std::int64_t axis, const TracedTensor& in
   check_operands("scatter_add", {this, &indices, &src}, where);
   const DType target = eager_input_promotion_plan("scatter_add", {dtype(), src.dtype()}, device())[0];
   const TracedTensor cx = convert_to(*this, target, where), cs = convert_to(src, target, where);
-  infer::scatter_add(shape_proxy(cx), axis, shape_proxy(indices), shape_proxy(cs), where);
+  infer::scatter_add(meta_of(cx), axis, meta_of(indices), meta_of(cs), where);
   Node n = structural("scatter_add", "axis=" + std::to_string(axis), cx.shape(), {&cx, &indices, &cs}, where);
   n.exec = [axis, where](std::span<const Tensor> in, Engine& e) {
     return in[0].scatter_add(axis, in[1], in[2], e, where);
@@ -204,7 +204,7 @@ TracedTensor TracedTensor::scatter_add(std::int64_t axis, const TracedTensor& in
 
 TracedTensor TracedTensor::tril(std::int64_t k, Loc where) const {
   check_operands("tril", {this}, where);
-  infer::triangle("tril", shape_proxy(*this), where);
+  infer::triangle("tril", meta_of(*this), where);
   Node n = structural("tril", "k=" + std::to_string(k), shape(), {this}, where);
   n.exec = [k, where](std::span<const Tensor> in, Engine& e) { return in[0].tril(k, e, where); };
   return finish(std::move(n), ad::TriangleRule{true, k});
@@ -212,7 +212,7 @@ TracedTensor TracedTensor::tril(std::int64_t k, Loc where) const {
 
 TracedTensor TracedTensor::triu(std::int64_t k, Loc where) const {
   check_operands("triu", {this}, where);
-  infer::triangle("triu", shape_proxy(*this), where);
+  infer::triangle("triu", meta_of(*this), where);
   Node n = structural("triu", "k=" + std::to_string(k), shape(), {this}, where);
   n.exec = [k, where](std::span<const Tensor> in, Engine& e) { return in[0].triu(k, e, where); };
   return finish(std::move(n), ad::TriangleRule{false, k});
@@ -220,7 +220,7 @@ TracedTensor TracedTensor::triu(std::int64_t k, Loc where) const {
 
 TracedTensor TracedTensor::embed_diag(std::int64_t offset, Loc where) const {
   check_operands("embed_diag", {this}, where);
-  const Shape out = infer::embed_diag(shape_proxy(*this), offset, where);
+  const Shape out = infer::embed_diag(meta_of(*this), offset, where);
   Node n = structural("embed_diag", "offset=" + std::to_string(offset), out, {this}, where);
   n.exec = [offset, where](std::span<const Tensor> in, Engine& e) { return in[0].embed_diag(offset, e, where); };
   return finish(std::move(n), ad::EmbedDiagRule{offset});
@@ -243,7 +243,7 @@ std::vector<TracedTensor> joined(std::string_view op, std::vector<TracedTensor> 
 
 std::vector<Tensor> proxies(const std::vector<TracedTensor>& xs) {
   std::vector<Tensor> p;
-  for (const auto& x : xs) p.push_back(shape_proxy(x));
+  for (const auto& x : xs) p.push_back(meta_of(x));
   return p;
 }
 

@@ -8,6 +8,7 @@
 
 #include "core/checks.hpp"
 #include "core/storage.hpp"
+#include "core/tensor_internals.hpp"
 #include "io/tensor_bytes.hpp"
 
 namespace tensora {
@@ -52,6 +53,7 @@ struct ExportContext {
 template <class Managed>
 Managed* export_tensor(const Tensor& t, const char* op, SourceLocation where) {
   if (!t.defined()) fail(op, "the tensor is empty (default-constructed)", where);
+  if (t.is_meta()) fail(op, "the tensor is a meta tensor (no data to share)", where);
   if (t.device().kind() != DeviceKind::Cpu) fail(op, "only CPU tensors can be exported", where);
   auto ctx = std::make_unique<ExportContext>(ExportContext{t, t.shape(), t.strides()});
   auto managed = std::make_unique<Managed>();
@@ -72,7 +74,7 @@ Managed* export_tensor(const Tensor& t, const char* op, SourceLocation where) {
   };
   if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
     managed->version = DLPackVersion{kDLPackMajor, kDLPackMinor};
-    managed->flags = t.storage()->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
+    managed->flags = TensorInternals::storage(t)->read_only() ? DLPACK_FLAG_BITMASK_READ_ONLY : 0;
   }
   managed->manager_ctx = ctx.release();
   return managed.release();

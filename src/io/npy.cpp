@@ -304,6 +304,7 @@ namespace tensora::io {
 
 void save_npy(const std::filesystem::path& path, const Tensor& tensor) {
   if (!tensor.defined()) io_detail::fail("save_npy", path, "the tensor is empty (default-constructed)");
+  if (tensor.is_meta()) io_detail::fail("save_npy", path, "the tensor is a meta tensor (no data to save)");
   const Tensor cpu = tensor.device().kind() == DeviceKind::Cpu ? tensor : tensor.to_device(Device::cpu());
   const auto img = io_detail::npy_image(cpu);
   io_detail::AtomicFile f("save_npy", path);

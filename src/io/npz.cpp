@@ -62,6 +62,7 @@ void save_npz(const std::filesystem::path& path, const std::map<std::string, Ten
   io_detail::ZipWriter zip(op, f);
   for (const auto& [name, t] : tensors) {
     if (!t.defined()) io_detail::fail(op, path, "tensor \"" + name + "\" is empty (default-constructed)");
+    if (t.is_meta()) io_detail::fail(op, path, "tensor \"" + name + "\" is a meta tensor (no data to save)");
     if (name.empty()) io_detail::fail(op, path, "a tensor name is empty");
     const Tensor cpu = t.device().kind() == DeviceKind::Cpu ? t : t.to_device(Device::cpu());
     const auto img = io_detail::npy_image(cpu);

@@ -153,6 +153,7 @@ void save_safetensors(const std::filesystem::path& path, const std::map<std::str
   std::vector<std::pair<const std::string*, Tensor>> order;
   for (const auto& [name, t] : tensors) {
     if (!t.defined()) io_detail::fail(op, path, "tensor \"" + name + "\" is empty (default-constructed)");
+    if (t.is_meta()) io_detail::fail(op, path, "tensor \"" + name + "\" is a meta tensor (no data to save)");
     if (name == "__metadata__") io_detail::fail(op, path, "\"__metadata__\" is reserved and cannot name a tensor");
     order.emplace_back(&name, t.device().kind() == DeviceKind::Cpu ? t : t.to_device(Device::cpu()));
   }

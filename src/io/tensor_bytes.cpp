@@ -5,12 +5,13 @@
 #include <limits>
 
 #include "io/io_error.hpp"
+#include "core/tensor_internals.hpp"
 
 namespace tensora::io_detail {
 
 Tensor view_of(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
                DType dtype, Device device) {
-  return Tensor(std::move(storage), std::move(shape), std::move(strides), offset, dtype, device);
+  return TensorInternals::view(std::move(storage), std::move(shape), std::move(strides), offset, dtype, device);
 }
 
 bool strides_fit(const Shape& shape, DType dtype) {

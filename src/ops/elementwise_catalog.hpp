@@ -72,7 +72,16 @@ constexpr std::uint8_t kind_bit(DTypeKind k) { return static_cast<std::uint8_t>(
 
 constexpr bool accepts(std::uint8_t mask, DType dtype) { return (mask & kind_bit(kind(dtype))) != 0; }
 bool accepts(const ElementwiseInfo& info, DType dtype);
-DType result_dtype(ResultRule rule, DType input);
-DType result_dtype(const ElementwiseInfo& info, DType input);
+// Inline: every direct op asks, and the answer is one switch.
+inline DType result_dtype(ResultRule rule, DType input) {
+  switch (rule) {
+    case ResultRule::Same: return input;
+    case ResultRule::Bool: return DType::Bool;
+    case ResultRule::Real: return real_dtype(input);
+    case ResultRule::Index: return DType::I64;
+  }
+  return input;
+}
+inline DType result_dtype(const ElementwiseInfo& info, DType input) { return result_dtype(info.result, input); }
 
 }  // namespace tensora

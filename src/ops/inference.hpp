@@ -1,5 +1,5 @@
 // Shape and dtype inference of the ops that are not views, run by the traced front door on
-// shape proxies (graph_detail::shape_proxy). They are the direct ops' own checks, so a graph
+// meta tensors (Tensor::meta: no data, no engine). They are the direct ops' own checks, so a graph
 // rejects at build time exactly what the direct op would reject when it runs.
 #pragma once
 
@@ -42,7 +42,7 @@ struct MatmulForm {
 };
 MatmulForm matmul(const Tensor& lhs, const Tensor& rhs, SourceLocation where);
 
-// The structural ops that allocate (views infer by running on the proxy itself). Index values
+// The structural ops that allocate (views infer by running on the meta tensor itself). Index values
 // are data: their range is checked when the op runs.
 Shape pad(const Tensor& self, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths,
           const PadOptions& options, SourceLocation where);

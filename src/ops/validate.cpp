@@ -4,6 +4,7 @@
 
 #include "core/dispatch.hpp"
 #include "core/storage.hpp"
+#include "core/tensor_internals.hpp"
 #include "core/value_cast.hpp"
 
 namespace tensora::validate {
@@ -14,6 +15,9 @@ void operands(std::string_view op, Engine& engine, std::initializer_list<const T
   for (const Tensor* t : tensors) {
     if (!t->defined())
       check::fail_invalid(op, "an operand is an empty (default-constructed) tensor", "operand", where);
+    if (t->is_meta()) [[unlikely]]
+      check::fail_invalid(op, "an operand is a meta tensor (dtype, shape and device only, no data)", "operand",
+                          where);
     if (first == nullptr) first = t;
     else check::same_device(op, first->device(), t->device(), where);
   }
@@ -63,7 +67,9 @@ void destination(std::string_view op, const Tensor& dest, DType dtype, const Sha
   } const into{op};
   if (!dest.defined())
     check::fail_invalid(std::string(into), "the destination is an empty (default-constructed) tensor", "dest", where);
-  if (dest.storage()->read_only())
+  if (dest.is_meta())
+    check::fail_invalid(std::string(into), "the destination is a meta tensor (no data to write)", "dest", where);
+  if (TensorInternals::storage(dest)->read_only())
     check::fail_invalid(std::string(into),
                         "the destination is read-only (memory imported with the DLPack read-only flag)",
                         "dest", where);

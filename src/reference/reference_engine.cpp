@@ -65,7 +65,7 @@ backend::Backend& reference_backend() {
 
 }  // namespace reference
 
-ReferenceEngine::ReferenceEngine(Device device) : device_(device) {}
+ReferenceEngine::ReferenceEngine(Device device) : Engine(device, reference::reference_backend()) {}
 
 void ReferenceEngine::parallel_for(std::int64_t n, std::int64_t grain,
                                    const std::function<void(std::int64_t, std::int64_t)>& body) {
@@ -74,6 +74,5 @@ void ReferenceEngine::parallel_for(std::int64_t n, std::int64_t grain,
   for (std::int64_t b = 0; b < n; b += grain) body(b, std::min(n, b + grain));
 }
 
-backend::Backend& ReferenceEngine::backend() { return reference::reference_backend(); }
 
 }  // namespace tensora
