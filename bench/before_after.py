@@ -3,16 +3,17 @@
 
     /usr/bin/python3 bench/before_after.py BEFORE_BUILD AFTER_BUILD [--rounds 3] [--min-time 0.3]
 
-Each BUILD is a build directory with bench/ binaries (TENSORA_BUILD_BENCH=ON). The binaries run
-alternately, before then after, `--rounds` times, so drift on a shared machine hits both sides
-alike; each row keeps its fastest time over the rounds. Only rows whose library is tensora
-(BM_<Op>/tensora.../...) are compared: the peers are the same code on both sides.
+Each BUILD is a build directory with bench/ binaries (TENSORA_BUILD_BENCH=ON). Row by row, the
+before and the after binary run alternately, `--rounds` times, so drift on a shared machine hits
+both sides alike; each row keeps its fastest time over the rounds. Only rows whose library is
+tensora (BM_<Op>/tensora.../...) are compared: the peers are the same code on both sides.
 Standard library only.
 """
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -20,9 +21,18 @@ BINARIES = ("tensora_bench", "tensora_bench_eager", "tensora_bench_traced", "ten
             "tensora_bench_einsum")
 
 
-def run(binary, min_time):
-    out = subprocess.run([binary, "--benchmark_filter=^BM_[A-Za-z0-9]+/tensora", "--benchmark_format=json",
-                          f"--benchmark_min_time={min_time}s"],
+TENSORA_ROWS = "^BM_[A-Za-z0-9]+/tensora"
+
+
+def rows_of(binary):
+    out = subprocess.run([binary, f"--benchmark_filter={TENSORA_ROWS}", "--benchmark_list_tests"],
+                         check=True, capture_output=True, text=True).stdout
+    return out.split()
+
+
+def run(binary, row_filter, min_time):
+    out = subprocess.run([binary, f"--benchmark_filter={row_filter}", "--benchmark_format=json",
+                          f"--benchmark_min_time={min_time}"],
                          check=True, capture_output=True, text=True).stdout
     return {b["name"]: b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
             for b in json.loads(out)["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
@@ -40,10 +50,11 @@ def main():
     best = {"before": {}, "after": {}}
     for r in range(args.rounds):
         for name in args.binaries:
-            for side in ("before", "after"):
-                path = os.path.join(getattr(args, side), "bench", name)
-                for row, ns in run(path, args.min_time).items():
-                    best[side][row] = min(ns, best[side].get(row, float("inf")))
+            paths = {side: os.path.join(getattr(args, side), "bench", name) for side in best}
+            for row in rows_of(paths["after"]):
+                for side in ("before", "after"):
+                    for got, ns in run(paths[side], "^" + re.escape(row) + "$", args.min_time).items():
+                        best[side][got] = min(ns, best[side].get(got, float("inf")))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
 
     rows = [row for row in best["after"] if row in best["before"]]

@@ -1,4 +1,4 @@
-// Traced graphs (DESIGN.md section 8, docs/traced.md): a compiled Program run by Runtime::run,
+// Traced graphs (docs/traced.md): a compiled Program run by Runtime::run,
 // side by side with the eager and direct front doors, LibTorch eager and a hand-written loop,
 // in one run.
 //

@@ -42,7 +42,7 @@ UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 INTRO = """# Benchmarks
 
 Every performance figure for tensora comes from `bench/`, measured side by side with a peer in
-one run of one binary (DESIGN.md section 9): tensora, LibTorch C++ (Debian's `libtorch-dev`,
+one run of one binary: tensora, LibTorch C++ (Debian's `libtorch-dev`,
 viewing the very same input memory through `torch::from_blob`), and a plain reference loop
 (`bench/reference_kernels.cpp`, the only code built with `-O3 -march=native`). The STREAM
 triad `a[i] = b[i] + s * c[i]` (double, 16M elements) is the bandwidth floor we quote.

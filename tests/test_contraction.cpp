@@ -735,12 +735,21 @@ TEST(ContractionDeterminism, ParallelEnginesAreBitwiseEqualToSerial) {
       {"int generic", {16, 40, 50}, {16, 50, 40}, {{0}, {0}, {2}, {1}}, DType::I32},
       {"int lanes", {4000, 3, 3}, {4000, 3, 3}, {{0}, {0}, {2}, {1}}, DType::I16},
       {"complex generic", {400, 6, 6}, {400, 6, 6}, {{0}, {0}, {2}, {1}}, DType::C64},
+      // Reported as differing between serial() and parallel(2): batched complex BLAS products.
+      {"batched c64", {2, 64, 64}, {2, 64, 64}, {{0}, {0}, {2}, {1}}, DType::C64},
+      {"batched c128", {2, 64, 64}, {2, 64, 64}, {{0}, {0}, {2}, {1}}, DType::C128},
   };
   for (const auto& d : dets) {
     SCOPED_TRACE(d.name);
     const Tensor l = make(d.lhs, d.dtype, 21), r = make(d.rhs, d.dtype, 22);
     const auto want = bytes(l.dot_general(r, d.config, serial()));
     for (const int threads : {1, 2, 3, 8}) EXPECT_EQ(bytes(l.dot_general(r, d.config, parallel(threads))), want) << threads;
+  }
+  // The broadcast batch of the same report, through matmul.
+  for (const DType dt : {DType::C64, DType::C128}) {
+    const Tensor l = make({2, 2, 97, 130}, dt, 23), r = make({2, 1, 130, 85}, dt, 24);
+    const auto want = bytes(l.matmul(r, serial()));
+    for (const int threads : {2, 3}) EXPECT_EQ(bytes(l.matmul(r, parallel(threads))), want) << ta::name(dt) << " threads " << threads;
   }
   // The big ones are also right.
   check_dot_general(make({300, 96}, DType::F64, 21), make({96, 530}, DType::F64, 22), {{}, {}, {1}, {0}}, "blocked",

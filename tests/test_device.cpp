@@ -1,4 +1,4 @@
-// Devices, TENSORA_DEVICE, and the set-once per-device settings (DESIGN.md section 3).
+// Devices, TENSORA_DEVICE, and the set-once per-device settings (docs/creation.md).
 // Each test that configures a device owns its device index: see test_support.hpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

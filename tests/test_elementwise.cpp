@@ -203,7 +203,7 @@ bool matches(T got, T exp, Tol tol) {
   }
 }
 
-// ---- the op tables (written from DESIGN.md and the catalog, independently of it) ---------------
+// ---- the op tables (written from docs/ops.md, independently of the catalog) ---------------
 
 enum Kinds : unsigned {
   kB = 1, kS = 2, kU = 4, kF = 8, kC = 16,
@@ -382,8 +382,17 @@ ld round_half_even(ld x) {
 }
 
 // NumPy's maximum/minimum: NaN propagates (the first NaN wins), ties keep the first operand.
-ld ref_max(ld a, ld b) { return std::isnan(a) ? a : std::isnan(b) ? b : (a < b ? b : a); }
-ld ref_min(ld a, ld b) { return std::isnan(a) ? a : std::isnan(b) ? b : (b < a ? b : a); }
+// IEEE 754-2019 maximum / minimum: NaN propagates, +0 is above -0.
+ld ref_max(ld a, ld b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a < b ? b : a;
+}
+ld ref_min(ld a, ld b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return b < a ? b : a;
+}
 
 ld ref_real_binary(B op, ld a, ld b) {
   switch (op) {
@@ -1103,9 +1112,9 @@ TEST(ElementwiseSpecial, SignedZeros) {
                            {0.0, 0.0, -0.0, -0.0, -1.0, -1.0});
     expect_binary_exact<T>(B::Rem, {-4.0, 4.0, 0.0, -0.0, 6.0}, {2.0, -2.0, -3.0, 3.0, 3.0},
                            {0.0, -0.0, -0.0, 0.0, 0.0});
-    // NumPy's maximum/minimum keep the first operand on ties, so the zero's sign follows it.
-    expect_binary_exact<T>(B::Maximum, {-0.0, 0.0}, {0.0, -0.0}, {-0.0, 0.0});
-    expect_binary_exact<T>(B::Minimum, {-0.0, 0.0}, {0.0, -0.0}, {-0.0, 0.0});
+    // IEEE 754-2019 maximum/minimum order -0 below +0, whichever operand holds it.
+    expect_binary_exact<T>(B::Maximum, {-0.0, 0.0, -0.0}, {0.0, -0.0, -0.0}, {0.0, 0.0, -0.0});
+    expect_binary_exact<T>(B::Minimum, {-0.0, 0.0, 0.0}, {0.0, -0.0, 0.0}, {-0.0, -0.0, 0.0});
   });
 }
 

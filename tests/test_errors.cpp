@@ -96,7 +96,7 @@ TEST(Error, ConstructedDirectly) {
 }
 
 TEST(Error, CheckHelpersReadLikeTheDesign) {
-  // DESIGN.md section 5: "dot_general: dtype mismatch: expected F64, actual F32 (at fit.cpp:42)",
+  // docs/errors.md: "dot_general: dtype mismatch: expected F64, actual F32 (at fit.cpp:42)",
   // expected = the left operand's dtype, actual = the right's.
   const Error d = expect_error([] {
     tensora::check::same_dtype("dot_general", DType::F64, DType::F32,
@@ -148,6 +148,9 @@ TEST(ErrorKind, EveryKindHasAUniqueName) {
       {ErrorKind::InvalidArgument, "InvalidArgument"},
       {ErrorKind::Unsupported, "Unsupported"},
       {ErrorKind::Internal, "Internal"},
+      {ErrorKind::LinAlgError, "LinAlgError"},
+      {ErrorKind::IoError, "IoError"},
+      {ErrorKind::OutOfMemory, "OutOfMemory"},
   };
   std::set<std::string> seen;
   for (const auto& [kind, text] : kinds) {
@@ -156,7 +159,7 @@ TEST(ErrorKind, EveryKindHasAUniqueName) {
   }
   EXPECT_EQ(seen.size(), std::size(kinds));
   // The enum has exactly these values: the one after the last has no name.
-  EXPECT_EQ(static_cast<int>(ErrorKind::Internal), static_cast<int>(std::size(kinds)) - 1);
+  EXPECT_EQ(static_cast<int>(ErrorKind::OutOfMemory), static_cast<int>(std::size(kinds)) - 1);
   for (int k = 0; k < static_cast<int>(std::size(kinds)); ++k)
     EXPECT_NE(tensora::name(static_cast<ErrorKind>(k)), "Unknown") << k;
 }
@@ -164,7 +167,7 @@ TEST(ErrorKind, EveryKindHasAUniqueName) {
 TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
   // The catalogue in docs/errors.md lists exactly these.
   using tensora::ErrorDetail;
-  static_assert(std::variant_size_v<ErrorDetail> == 11);
+  static_assert(std::variant_size_v<ErrorDetail> == 12);
   const ErrorDetail details[] = {
       tensora::NoDetail{},
       tensora::DTypeMismatch{DType::F64, DType::F32},
@@ -177,6 +180,7 @@ TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
       tensora::AlreadyInitialized{"cpu:1"},
       tensora::InvalidArgument{"step"},
       tensora::IoError{"a.npy", "truncated data"},
+      tensora::OutOfMemory{1 << 20, "cpu:0", 0},
   };
   for (std::size_t i = 0; i < std::size(details); ++i) EXPECT_EQ(details[i].index(), i);
 }

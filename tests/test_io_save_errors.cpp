@@ -1,5 +1,5 @@
 // Saves that cannot be done fail with IoError before the target is touched; the public
-// spellings of DESIGN.md section 14 compile as written.
+// documented spellings (docs/io.md) compile as written.
 #include <gtest/gtest.h>
 
 #include "io/io_test_support.hpp"

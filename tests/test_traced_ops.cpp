@@ -3,7 +3,7 @@
 // same inputs, with the default passes, without elementwise fusion and without any pass (each
 // program run twice: on the serial engine, then again on a parallel one).
 // Then build-time errors (same kind, op and detail as eager, pointing at this file), the
-// runtime's checks of its inputs, and the DESIGN section 8 seed example.
+// runtime's checks of its inputs, and the seed example of docs/traced.md.
 //
 // Each op case is one line: a name, its inputs and one generic lambda `(s, v)` that runs once
 // with an EagerSession and once with TracedKit (below), which spells TracedTensor's ops the way
@@ -1199,7 +1199,7 @@ TEST(TracedRuntime, ExplicitInputOrderIsTheRunOrder) {
   (void)expect_error([&] { (void)ta::GraphCompiler().compile({x - y}, {x}); });
 }
 
-// ---- DESIGN section 8: the seed example ----------------------------------------------------
+// ---- the seed example (docs/traced.md) ------------------------------------------------------
 
 TEST(TracedProgram, SeedExampleHasOneVisibleConvert) {
   const auto a = TracedTensor::input("a", F64, {2, 2});

@@ -1,4 +1,4 @@
-// DLPack exchange (DESIGN.md section 14, docs/io.md): zero-copy to and from other libraries.
+// DLPack exchange (docs/io.md): zero-copy to and from other libraries.
 //
 // The ABI structs follow DLPack 1.x (dlpack/dlpack.h, https://github.com/dmlc/dlpack). When
 // a dlpack.h was included first its definitions are used: a 1.x header has everything; a

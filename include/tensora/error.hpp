@@ -94,12 +94,19 @@ struct IoError {
   std::string path;
   std::string problem;
 };
+// An allocation that failed: its size in bytes (UINT64_MAX when it does not even fit int64),
+// the device, and the limit it would pass (0: no limit was set, the system refused).
+struct OutOfMemory {
+  std::uint64_t requested_bytes;
+  std::string device;
+  std::uint64_t limit_bytes;
+};
 struct NoDetail {};
 
 using ErrorDetail =
     std::variant<NoDetail, DTypeMismatch, ShapeMismatch, ShapeDataLengthMismatch, AxisOutOfRange,
                  DeviceMismatch, UnsupportedDTypeConversion, UnsupportedDType, AlreadyInitialized,
-                 InvalidArgument, IoError>;
+                 InvalidArgument, IoError, OutOfMemory>;
 
 class Error : public std::exception {
  public:

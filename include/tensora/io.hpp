@@ -1,4 +1,4 @@
-// Files: NumPy .npy / .npz and safetensors (DESIGN.md section 14, docs/io.md).
+// Files: NumPy .npy / .npz and safetensors (docs/io.md).
 #pragma once
 
 #include <filesystem>

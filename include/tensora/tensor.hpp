@@ -36,12 +36,13 @@ struct ReduceOptions {
 // Element order of a flat buffer handed to or read from a tensor.
 enum class Layout { ColMajor, RowMajor };
 
-// pad(): Constant fills with `value` (a weak scalar), Edge repeats the edge element, Reflect
-// mirrors without repeating the edge (NumPy 'reflect'; each width must be below the extent).
+// pad(): Constant fills with `value` (a weak scalar; none: the dtype's zero, false for Bool),
+// Edge repeats the edge element, Reflect mirrors without repeating the edge (NumPy 'reflect';
+// each width must be below the extent).
 enum class PadMode { Constant, Edge, Reflect };
 struct PadOptions {
   PadMode mode = PadMode::Constant;
-  Scalar value = 0;
+  std::optional<Scalar> value = std::nullopt;
 };
 
 // Dimension numbers of dot_general (StableHLO): batch dims pair up lhs_batch_dims[i] with

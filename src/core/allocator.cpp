@@ -37,17 +37,21 @@ std::size_t CachingAllocator::class_bytes(std::size_t idx) {
 }
 
 void* CachingAllocator::allocate(std::size_t nbytes) {
+  // No buffer is this large; refusing here also keeps the size-class arithmetic from wrapping.
+  if (nbytes > kMaxBytes) return nullptr;
   const std::size_t cls = size_class(nbytes);
   const std::size_t idx = class_index(nbytes);
   {
     std::lock_guard lock(mutex_);
+    if (cls > limit_ || stats_.bytes_in_use > limit_ - cls) return nullptr;
+    // Reserved before the system call, so concurrent requests cannot pass the limit together.
+    stats_.bytes_in_use += cls;
+    if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
     auto& list = free_[idx];
     if (!list.empty()) {
       void* p = list.back();
       list.pop_back();
       stats_.bytes_cached -= cls;
-      stats_.bytes_in_use += cls;
-      if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
       return p;
     }
   }
@@ -55,11 +59,11 @@ void* CachingAllocator::allocate(std::size_t nbytes) {
   if (p == nullptr) {
     release_cached();
     p = std::aligned_alloc(Storage::kAlignment, cls);
-    if (p == nullptr) throw std::bad_alloc();
   }
-  std::lock_guard lock(mutex_);
-  stats_.bytes_in_use += cls;
-  if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
+  if (p == nullptr) {
+    std::lock_guard lock(mutex_);
+    stats_.bytes_in_use -= cls;
+  }
   return p;
 }
 
@@ -104,6 +108,16 @@ void CachingAllocator::set_cache_limit(std::size_t bytes) {
   trim_locked(bytes);
 }
 
+void CachingAllocator::set_limit(std::size_t bytes) {
+  std::lock_guard lock(mutex_);
+  limit_ = bytes;
+}
+
+std::size_t CachingAllocator::limit() {
+  std::lock_guard lock(mutex_);
+  return limit_;
+}
+
 void CachingAllocator::reset_peak() {
   std::lock_guard lock(mutex_);
   stats_.peak_bytes_in_use = stats_.bytes_in_use;
@@ -121,5 +135,7 @@ void set_memory_cache_limit(Device device, std::size_t bytes) {
   allocator_for(device).set_cache_limit(bytes);
 }
 void reset_peak_memory(Device device) { allocator_for(device).reset_peak(); }
+void set_memory_limit(Device device, std::size_t bytes) { allocator_for(device).set_limit(bytes); }
+void clear_memory_limit(Device device) { allocator_for(device).set_limit(SIZE_MAX); }
 
 }  // namespace tensora

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <array>
 #include <vector>
@@ -13,6 +14,7 @@ namespace tensora {
 
 class CachingAllocator {
  public:
+  // Null when the limit or the system refuses (the caller raises OutOfMemory).
   void* allocate(std::size_t nbytes);
   void deallocate(void* ptr, std::size_t nbytes);
 
@@ -20,6 +22,8 @@ class CachingAllocator {
   void release_cached();
   void set_cache_limit(std::size_t bytes);
   void reset_peak();
+  void set_limit(std::size_t bytes);  // SIZE_MAX: none
+  std::size_t limit();
 
   // The bucket a request of `nbytes` is served from (at most 1/4 larger than asked for),
   // and the index of its free list.
@@ -27,6 +31,7 @@ class CachingAllocator {
   static std::size_t class_index(std::size_t nbytes);
   static std::size_t class_bytes(std::size_t index);
   static constexpr std::size_t kClasses = 64 + 5 * 52 + 1;
+  static constexpr std::size_t kMaxBytes = std::size_t{1} << 62;
 
  private:
   void trim_locked(std::size_t limit);
@@ -35,6 +40,7 @@ class CachingAllocator {
   std::array<std::vector<void*>, kClasses> free_;  // class index -> buffers
   MemoryStats stats_;
   std::size_t cache_limit_ = std::size_t{1} << 30;
+  std::size_t limit_ = SIZE_MAX;
 };
 
 CachingAllocator& allocator_for(Device device);

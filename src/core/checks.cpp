@@ -1,5 +1,8 @@
 #include "core/checks.hpp"
 
+#include <algorithm>
+#include <limits>
+
 namespace tensora::check {
 
 void fail_invalid(std::string_view op, std::string message, std::string argument,
@@ -70,6 +73,32 @@ void valid_shape(std::string_view op, const Shape& shape, SourceLocation where) 
   for (auto extent : shape)
     if (extent < 0)
       fail_invalid(op, "negative extent in shape " + to_string(shape), "shape", where);
+  std::int64_t span = 1;
+  for (auto extent : shape)
+    if (__builtin_mul_overflow(span, std::max<std::int64_t>(extent, 1), &span))
+      fail_invalid(op,
+                   "shape " + to_string(shape) + " has more elements than int64 can count (2^63 - 1)",
+                   "shape", where);
+}
+
+std::int64_t byte_size(std::string_view op, const Shape& shape, DType dtype, Device device, SourceLocation where) {
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(numel(shape), static_cast<std::int64_t>(size_of(dtype)), &bytes))
+    throw Error(ErrorKind::OutOfMemory, std::string(op),
+                "out of memory: a " + std::string(name(dtype)) + " tensor of shape " + to_string(shape) +
+                    " needs more than 2^63 - 1 bytes",
+                OutOfMemory{std::numeric_limits<std::uint64_t>::max(), device.to_string(), 0}, where);
+  return bytes;
+}
+
+void fail_out_of_memory(std::uint64_t bytes, Device device, std::uint64_t in_use, std::uint64_t limit,
+                        SourceLocation where) {
+  std::string message = "out of memory: cannot allocate " + std::to_string(bytes) + " bytes on " + device.to_string();
+  message += limit > 0 ? " (" + std::to_string(in_use) + " bytes in use, the limit set by set_memory_limit is " +
+                             std::to_string(limit) + " bytes)"
+                       : " (the system refused, after the cached buffers were released)";
+  throw Error(ErrorKind::OutOfMemory, "allocate", std::move(message), OutOfMemory{bytes, device.to_string(), limit},
+              where);
 }
 
 }  // namespace tensora::check

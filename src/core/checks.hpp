@@ -28,7 +28,14 @@ void same_dtype(std::string_view op, DType expected, DType actual, SourceLocatio
 void same_device(std::string_view op, Device expected, Device actual, SourceLocation where);
 // `from` converts to `to` without loss (up the lattice); UnsupportedDTypeConversion otherwise.
 void lossless_conversion(DType from, DType to, SourceLocation where);
-// Extents must be >= 0.
+// Extents must be >= 0, and the product of max(extent, 1) must fit int64 (so do the element
+// count and every column-major stride); InvalidArgument otherwise.
 void valid_shape(std::string_view op, const Shape& shape, SourceLocation where);
+// `numel` elements of `dtype` in bytes; OutOfMemory when that does not fit int64.
+std::int64_t byte_size(std::string_view op, const Shape& shape, DType dtype, Device device, SourceLocation where);
+// OutOfMemory for an allocation of `bytes` on `device` that the allocator refused (`limit`:
+// the configured limit it would pass, 0 when the system refused).
+[[noreturn]] void fail_out_of_memory(std::uint64_t bytes, Device device, std::uint64_t in_use, std::uint64_t limit,
+                                     SourceLocation where);
 
 }  // namespace tensora::check

@@ -4,11 +4,17 @@
 #include <new>
 
 #include "core/allocator.hpp"
+#include "core/checks.hpp"
 
 namespace tensora {
 
-std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device) {
-  void* data = allocator_for(device).allocate(nbytes);
+std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device, SourceLocation where) {
+  CachingAllocator& allocator = allocator_for(device);
+  void* data = allocator.allocate(nbytes);
+  if (data == nullptr) [[unlikely]] {
+    const std::size_t limit = allocator.limit();
+    check::fail_out_of_memory(nbytes, device, allocator.stats().bytes_in_use, limit == SIZE_MAX ? 0 : limit, where);
+  }
   return std::make_shared<Storage>(data, nbytes, device);
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "tensora/device.hpp"
+#include "tensora/error.hpp"
 
 namespace tensora {
 
@@ -13,8 +14,10 @@ class Storage {
  public:
   static constexpr std::size_t kAlignment = 64;
 
-  // A buffer of at least `nbytes` bytes (never null, also for 0 bytes).
-  static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device);
+  // A buffer of at least `nbytes` bytes (never null, also for 0 bytes); OutOfMemory when the
+  // device's limit or the system refuses.
+  static std::shared_ptr<Storage> allocate(std::size_t nbytes, Device device,
+                                           SourceLocation where = SourceLocation::current());
   // `nbytes` bytes at `data` that tensora does not own: `owner` keeps them alive and is
   // released with the last tensor that uses them. Read-only storage rejects `_into` writes.
   static std::shared_ptr<Storage> wrap(void* data, std::size_t nbytes, Device device,

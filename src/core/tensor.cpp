@@ -28,9 +28,9 @@ Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("empty", shape, where);
   if (!device.supports(dtype))
     check::fail_unsupported_dtype("empty", dtype, "not supported on " + device.to_string(), where);
+  const auto bytes = static_cast<std::size_t>(check::byte_size("allocate", shape, dtype, device, where));
   settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
-  const auto n = static_cast<std::size_t>(tensora::numel(shape));
-  auto storage = Storage::allocate(n * size_of(dtype), device);
+  auto storage = Storage::allocate(bytes, device, where);
   Strides strides = col_major_strides(shape);
   return Tensor(std::move(storage), std::move(shape), std::move(strides), 0, dtype, device);
 }

@@ -1,7 +1,9 @@
 // Creation: every path resolves the dtype (explicit wins, else the device default for the
 // value's kind) and converts values without silent loss.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numbers>
 
 #include "core/checks.hpp"
@@ -46,7 +48,7 @@ DType resolve_dtype(const TensorOptions& options, Scalar::Kind kind) {
 // Writes `count` source elements (dense, in the column-major order of dst's shape) into the
 // strided view `dst`, checking every value.
 void fill_converted(std::string_view op, const void* src, DType src_dtype, const Tensor& dst,
-                    SourceLocation where) {
+                    SourceLocation where, std::int64_t first_index = 0) {
   const auto src_size = static_cast<std::int64_t>(size_of(src_dtype));
   const auto dst_size = static_cast<std::int64_t>(size_of(dst.dtype()));
   Strides dst_bytes = dst.strides(), src_bytes = col_major_strides(dst.shape());
@@ -68,7 +70,8 @@ void fill_converted(std::string_view op, const void* src, DType src_dtype, const
           std::memcpy(&v, p[0] + i * s[0], sizeof(From));
           To out;
           if (!exact_value<To>(v, out))
-            fail_value(op, format_element(v), (p[0] + i * s[0] - src_base) / src_size, dst.dtype(), where);
+            fail_value(op, format_element(v), first_index + (p[0] + i * s[0] - src_base) / src_size, dst.dtype(),
+                       where);
           std::memcpy(p[1] + i * s[1], &out, sizeof(To));
         }
       });
@@ -187,14 +190,29 @@ Tensor Tensor::arange(std::int64_t start, std::int64_t stop, TensorOptions optio
 Tensor Tensor::arange(std::int64_t start, std::int64_t stop, std::int64_t step,
                       TensorOptions options, Loc where) {
   if (step == 0) check::fail_invalid("arange", "step must not be 0", "step", where);
-  std::int64_t n = 0;
+  // ceil((stop - start) / step) and the values in 128 bits: the span of two int64 values may
+  // not fit int64 (the values themselves lie in [start, stop), so they do).
+  __extension__ typedef __int128 Wide;  // GCC and clang; -Wpedantic would warn on the bare name
+  Wide n = 0;
   if ((step > 0 && stop > start) || (step < 0 && stop < start))
-    n = (stop - start + step + (step > 0 ? -1 : 1)) / step;
-  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) values[static_cast<std::size_t>(i)] = start + i * step;
+    n = (Wide{stop} - start + step + (step > 0 ? -1 : 1)) / step;
+  if (n > std::numeric_limits<std::int64_t>::max())
+    check::fail_invalid("arange",
+                        "[" + std::to_string(start) + ", " + std::to_string(stop) + ") with step " +
+                            std::to_string(step) + " has more elements than int64 can count (2^63 - 1)",
+                        "stop", where);
   const DType dtype = resolve_dtype(options, Scalar::Kind::Int);
-  Tensor out = empty({n}, dtype, options.device, where);
-  fill_converted("arange", values.data(), DType::I64, out, where);
+  const Tensor out = empty({static_cast<std::int64_t>(n)}, dtype, options.device, where);
+  // Values go through a bounded buffer: the output is allocated (or OutOfMemory) first.
+  constexpr std::int64_t kChunk = 4096;
+  std::vector<std::int64_t> values;
+  for (std::int64_t lo = 0; lo < out.numel(); lo += kChunk) {
+    const std::int64_t hi = std::min(out.numel(), lo + kChunk);
+    values.resize(static_cast<std::size_t>(hi - lo));
+    for (std::int64_t i = lo; i < hi; ++i)
+      values[static_cast<std::size_t>(i - lo)] = static_cast<std::int64_t>(Wide{start} + Wide{i} * step);
+    fill_converted("arange", values.data(), DType::I64, out.slice(0, lo, hi, 1, where), where, lo);
+  }
   return out;
 }
 

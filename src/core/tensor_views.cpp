@@ -95,8 +95,10 @@ Tensor Tensor::reshape(Shape shape, Loc where) const {
     } else if (shape[d] < 0) {
       check::fail_invalid("reshape", "negative extent in shape " + tensora::to_string(shape), "shape",
                           where);
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {
+      check::fail_invalid("reshape",
+                          "shape " + tensora::to_string(shape) + " has more elements than int64 can count (2^63 - 1)",
+                          "shape", where);
     }
   }
   if (inferred) {
@@ -107,6 +109,7 @@ Tensor Tensor::reshape(Shape shape, Loc where) const {
                         shape_, shape, where);
     shape[*inferred] = numel() / known;
   }
+  check::valid_shape("reshape", shape, where);  // strides of a zero-size shape must fit too
   if (tensora::numel(shape) != numel())
     check::fail_shape("reshape",
                       "cannot reshape " + std::to_string(numel()) + " elements (shape " +

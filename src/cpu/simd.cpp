@@ -152,12 +152,16 @@ double SumF32(const float* x, int64_t n) { return SumLoop(x, n); }
 double SumF64(const double* x, int64_t n) { return SumLoop(x, n); }
 
 // Four independent accumulators: a compare-and-blend chain has a latency of several cycles.
+// NaN is tracked apart; ties follow IEEE 754-2019 (+0 above -0) in the lanes, the fold of the
+// lanes and the tail, so the result does not depend on where the zeros are.
 template <bool kMax, class T>
 HWY_INLINE T ExtremeLoop(const T* HWY_RESTRICT x, int64_t n) {
   const hn::ScalableTag<T> d;
   const auto N = static_cast<int64_t>(hn::Lanes(d));
-  auto pick = [](auto acc, auto v) { return kMax ? hn::IfThenElse(hn::Lt(acc, v), v, acc)
-                                                 : hn::IfThenElse(hn::Lt(v, acc), v, acc); };
+  auto pick = [](auto acc, auto v) { return kMax ? MaxNoNaN(acc, v) : MinNoNaN(acc, v); };
+  auto pick1 = [](T acc, T v) {
+    return kMax ? fn::binary<BinaryOp::Maximum>(acc, v) : fn::binary<BinaryOp::Minimum>(acc, v);
+  };
   T best = x[0];
   int64_t i = 0;
   if (n >= N) {
@@ -178,12 +182,14 @@ HWY_INLINE T ExtremeLoop(const T* HWY_RESTRICT x, int64_t n) {
       a0 = pick(a0, v);
     }
     if (!hn::AllFalse(d, nan)) return std::numeric_limits<T>::quiet_NaN();
-    const auto acc = pick(pick(a0, a1), pick(a2, a3));
-    best = kMax ? hn::GetLane(hn::MaxOfLanes(d, acc)) : hn::GetLane(hn::MinOfLanes(d, acc));
+    HWY_ALIGN T lanes[hn::MaxLanes(d)];
+    hn::Store(pick(pick(a0, a1), pick(a2, a3)), d, lanes);
+    best = lanes[0];
+    for (int64_t l = 1; l < N; ++l) best = pick1(best, lanes[l]);
   }
   for (; i < n; ++i) {
     if (x[i] != x[i]) return x[i];
-    if (kMax ? best < x[i] : x[i] < best) best = x[i];
+    best = pick1(best, x[i]);
   }
   return best;
 }

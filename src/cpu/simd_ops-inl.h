@@ -18,17 +18,28 @@ HWY_BEFORE_NAMESPACE();
 namespace tensora::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// IEEE 754-2019 maximum / minimum of non-NaN lanes: equal lanes combine bitwise, so that
+// max(-0, +0) = +0 (AND of the sign bits) and min(-0, +0) = -0 (OR), in either order.
+template <class V>
+HWY_INLINE V MaxNoNaN(V a, V b) {
+  return hn::IfThenElse(hn::Lt(a, b), b, hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), a));
+}
+template <class V>
+HWY_INLINE V MinNoNaN(V a, V b) {
+  return hn::IfThenElse(hn::Lt(b, a), b, hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), a));
+}
+
 template <BinaryOp Op, class D, class V>
 HWY_INLINE V Bin(D, V a, V b) {
   if constexpr (Op == BinaryOp::Add) return hn::Add(a, b);
   else if constexpr (Op == BinaryOp::Sub) return hn::Sub(a, b);
   else if constexpr (Op == BinaryOp::Mul) return hn::Mul(a, b);
   else if constexpr (Op == BinaryOp::Div) return hn::Div(a, b);
-  // Same selection as the scalar definition (NaN first, ties keep a), not maxps.
+  // Same selection as the scalar definition (NaN first, +0 above -0), not maxps.
   else if constexpr (Op == BinaryOp::Maximum)
-    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(a, b), b, a)));
+    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, MaxNoNaN(a, b)));
   else if constexpr (Op == BinaryOp::Minimum)
-    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::IfThenElse(hn::Lt(b, a), b, a)));
+    return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, MinNoNaN(a, b)));
   else
     return hn::CopySign(a, b);  // CopySign: exact, as std::copysign
 }

@@ -108,6 +108,7 @@ Plan plan(const Tensor& lhs, const Tensor& rhs, const DotGeneralConfig& c, Sourc
   for (auto x : d.lhs_batch) p.shape.push_back(lhs.shape()[static_cast<std::size_t>(x)]);
   for (auto x : d.lhs_free) p.shape.push_back(lhs.shape()[static_cast<std::size_t>(x)]);
   for (auto x : d.rhs_free) p.shape.push_back(rhs.shape()[static_cast<std::size_t>(x)]);
+  check::valid_shape(kOp, p.shape, where);  // an outer product's element count must fit int64
   return p;
 }
 

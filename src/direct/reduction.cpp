@@ -80,11 +80,15 @@ Tensor run_reduce(const ReductionSpec& spec, ReduceOp op, const Tensor& x, const
   return options.keepdims ? out.reshape(plan.keep_shape, where) : out;
 }
 
-// var = sum(|x - mean|^2) / (N - ddof), two passes for accuracy; the result dtype is real.
-Tensor run_var(const ReductionSpec& spec, const Tensor& x, const std::vector<std::int64_t>& axes,
-               const ReduceOptions& options, Engine& engine, SourceLocation where) {
-  check_reduction(spec, x, engine, where);
-  const AxesPlan plan = plan_axes(spec, x, axes, where);
+// var = sum(|x - mean|^2) / (N - ddof), two passes for accuracy (std: its root); the result
+// dtype is real. F16/BF16 compute in F32 and round once: their squared deviations and sums overflow (or
+// lose all precision) where the variance itself is representable.
+Tensor run_var(const ReductionSpec& spec, const Tensor& input, const std::vector<std::int64_t>& axes,
+               const ReduceOptions& options, bool root, Engine& engine, SourceLocation where) {
+  check_reduction(spec, input, engine, where);
+  const AxesPlan plan = plan_axes(spec, input, axes, where);
+  const bool half = size_of(input.dtype()) == 2;
+  const Tensor x = half ? input.convert(DType::F32, engine, where) : input;
   const Tensor mean = x.mean(axes, ReduceOptions{true, 0}, engine, where);
   const Tensor dev = x.sub(mean, engine, where);
   Tensor sq = is_complex(x.dtype()) ? dev.abs(engine, where) : dev;
@@ -93,7 +97,9 @@ Tensor run_var(const ReductionSpec& spec, const Tensor& x, const std::vector<std
   // N - ddof <= 0 divides by zero (inf or NaN), as NumPy, which clamps the count at 0.
   const double denom = std::max(static_cast<double>(plan.count) - options.ddof, 0.0);
   const Tensor d = validate::weak_scalar(spec.name, Scalar(denom), total.dtype(), total.device(), where);
-  return total.div(d, engine, where);
+  Tensor var = total.div(d, engine, where);
+  if (root) var = var.sqrt(engine, where);
+  return half ? var.cast(input.dtype(), engine, where) : var;
 }
 
 }  // namespace
@@ -168,8 +174,8 @@ Tensor direct::reduce(Reduction op, const Tensor& x, const std::vector<std::int6
     case Reduction::All: return run_reduce(spec, ReduceOp::All, x, axes, options, engine, where);
     case Reduction::Any: return run_reduce(spec, ReduceOp::Any, x, axes, options, engine, where);
     case Reduction::LogSumExp: return run_logsumexp(x, axes, options, engine, where);
-    case Reduction::Var: return run_var(spec, x, axes, options, engine, where);
-    case Reduction::Std: return run_var(spec, x, axes, options, engine, where).sqrt(engine, where);
+    case Reduction::Var: return run_var(spec, x, axes, options, false, engine, where);
+    case Reduction::Std: return run_var(spec, x, axes, options, true, engine, where);
     default: break;
   }
   throw Error(ErrorKind::Internal, std::string(spec.name), "not an axes reduction", NoDetail{}, where);

@@ -105,6 +105,12 @@ Tensor range(const Tensor& t, std::size_t d, std::int64_t start, std::int64_t n)
 }
 
 // The NumPy 'edge' / 'reflect' border of axis d of `w` (whose interior on d is already set).
+// The Constant mode's fill as a 0-d tensor of `dtype`; no value means the dtype's zero (the
+// Bool scalar false converts exactly to every dtype's zero).
+Tensor pad_fill(const PadOptions& options, DType dtype, Device device, Loc where) {
+  return validate::weak_scalar("pad", options.value.value_or(Scalar(false)), dtype, device, where);
+}
+
 void pad_mirror(const Tensor& w, std::size_t d, std::int64_t before, std::int64_t n, std::int64_t after,
                 PadMode mode, Engine& engine) {
   const auto ax = static_cast<std::int64_t>(d);
@@ -238,7 +244,8 @@ Shape infer::pad(const Tensor& self, const std::vector<std::pair<std::int64_t, s
                           "widths", where);
     shape[d] = n + before + after;
   }
-  if (mode == PadMode::Constant) (void)validate::weak_scalar(op, options.value, self.dtype(), self.device(), where);
+  if (mode == PadMode::Constant) (void)pad_fill(options, self.dtype(), self.device(), where);
+  check::valid_shape(op, shape, where);  // the result's element count must fit int64
   return shape;
 }
 
@@ -256,6 +263,7 @@ Shape infer::embed_diag(const Tensor& self, std::int64_t offset, Loc where) {
   Shape shape(self.shape().begin(), self.shape().end() - 1);
   shape.push_back(m);
   shape.push_back(m);
+  check::valid_shape(op, shape, where);  // the result's element count must fit int64
   return shape;
 }
 
@@ -279,6 +287,7 @@ Shape infer::concat(const std::vector<Tensor>& tensors, std::int64_t axis, Loc w
       check::fail_invalid(op, "the joined extent overflows", "tensors", where);
     shape[a] += s[a];
   }
+  check::valid_shape(op, shape, where);  // the result's element count must fit int64
   return shape;
 }
 
@@ -296,6 +305,7 @@ Shape infer::stack(const std::vector<Tensor>& tensors, std::int64_t axis, Loc wh
                         first.shape(), tensors[i].shape(), where);
   Shape shape = first.shape();
   shape.insert(shape.begin() + a, static_cast<std::int64_t>(tensors.size()));
+  check::valid_shape(op, shape, where);  // the result's element count must fit int64
   return shape;
 }
 
@@ -417,7 +427,7 @@ Tensor Tensor::pad(std::vector<std::pair<std::int64_t, std::int64_t>> widths, Pa
   const PadMode mode = options.mode;
   const Shape shape = infer::pad(*this, widths, options, where);
   Tensor value;
-  if (mode == PadMode::Constant) value = validate::weak_scalar(op, options.value, dtype_, device_, where);
+  if (mode == PadMode::Constant) value = pad_fill(options, dtype_, device_, where);
 
   Tensor out = Tensor::empty(shape, dtype_, device_, where);
   if (out.numel() == 0) return out;

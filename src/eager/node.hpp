@@ -27,9 +27,16 @@ struct Node {
   explicit Node(Tensor v, bool rg = false) : value(std::move(v)), requires_grad(rg) {}
   virtual ~Node() = default;
   virtual std::span<const NodePtr> inputs() const { return {}; }
+  // Moves the input references out (the node is being destroyed; see release_inputs).
+  virtual void take_inputs(std::vector<NodePtr>&) {}
   virtual void vjp(TensorBuilder&, const Tensor&, std::span<Tensor>, const bool*) const {}
   virtual Tensor jvp(TensorBuilder&, std::span<const Tensor>) const { return {}; }
 };
+
+// Destroying the last handle of a chain of n recorded ops would run n nested destructors (a
+// 100000-op chain overflows the stack): a dying node instead unlinks, one by one, the inputs
+// it holds the last reference to, so each of them dies with no inputs left.
+void release_inputs(Node& dying);
 
 template <class Rule, class Inputs>
 struct OpNode final : Node {
@@ -40,7 +47,14 @@ struct OpNode final : Node {
       : Node(std::move(v), true), rule(std::move(r)), ins(std::move(i)) {
     leaf = false;
   }
+  OpNode(const OpNode&) = delete;
+  OpNode& operator=(const OpNode&) = delete;
+  ~OpNode() override { release_inputs(*this); }
   std::span<const NodePtr> inputs() const override { return {ins.data(), ins.size()}; }
+  void take_inputs(std::vector<NodePtr>& out) override {
+    for (auto& n : ins)
+      if (n) out.push_back(std::move(n));
+  }
 
   void vjp(TensorBuilder& b, const Tensor& g, std::span<Tensor> gin,
            const bool* needs) const override {

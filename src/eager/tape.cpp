@@ -136,6 +136,16 @@ std::vector<Tensor> run_forward(std::span<const NodePtr> outputs, Engine& engine
   return out;
 }
 
+void release_inputs(Node& dying) {
+  std::vector<NodePtr> pending;
+  dying.take_inputs(pending);
+  while (!pending.empty()) {
+    NodePtr n = std::move(pending.back());
+    pending.pop_back();
+    if (n.use_count() == 1) n->take_inputs(pending);  // the last reference: it dies below, bare
+  }
+}
+
 }  // namespace tensora::eager_detail
 
 namespace tensora {

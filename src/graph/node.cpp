@@ -21,13 +21,13 @@ std::uint64_t next_node_id() {
 
 TracedTensor make_traced(Node node) {
   node.id = next_node_id();
-  return TracedTensor(std::make_shared<const Node>(std::move(node)));
+  return TracedTensor(std::make_shared<Node>(std::move(node)));
 }
 
 NodePtr with_inputs(const Node& node, std::vector<NodePtr> inputs) {
   Node copy = node;
   copy.inputs = std::move(inputs);
-  return std::make_shared<const Node>(std::move(copy));
+  return std::make_shared<Node>(std::move(copy));
 }
 
 void check_operands(std::string_view op, std::initializer_list<const TracedTensor*> xs, Loc where) {
@@ -38,6 +38,20 @@ void check_operands(std::string_view op, std::initializer_list<const TracedTenso
     if (first == nullptr) first = x;
     else if (x->device() != first->device())
       check::fail_device_mismatch(op, first->device(), x->device(), where);
+  }
+}
+
+Node::~Node() {
+  std::vector<NodePtr> pending = std::move(inputs);
+  while (!pending.empty()) {
+    NodePtr n = std::move(pending.back());
+    pending.pop_back();
+    if (n.use_count() != 1) continue;
+    // The last reference: take its inputs so that it dies bare. Nodes are created non-const
+    // (make_shared<Node>) and only handed out as const, so this write is to a dying object.
+    auto& ins = const_cast<Node&>(*n).inputs;
+    for (auto& in : ins) pending.push_back(std::move(in));
+    ins.clear();
   }
 }
 

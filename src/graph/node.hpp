@@ -61,6 +61,15 @@ struct Node {
   std::string name;                // Input
   Tensor value;                    // Constant
   std::shared_ptr<const FusedKernel> fused;
+
+  Node() = default;
+  Node(const Node&) = default;
+  Node(Node&&) = default;
+  Node& operator=(const Node&) = default;
+  Node& operator=(Node&&) = default;
+  // Destroying the last handle of a chain of n nodes would run n nested destructors (a
+  // 100000-node graph overflows the stack); this one unlinks the chain iteratively instead.
+  ~Node();
 };
 
 std::uint64_t next_node_id();

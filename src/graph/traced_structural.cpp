@@ -165,7 +165,7 @@ TracedTensor TracedTensor::pad(std::vector<std::pair<std::int64_t, std::int64_t>
   std::string attrs = "widths=" + widths_text(widths);
   if (options.mode == PadMode::Edge) attrs += ", mode=edge";
   if (options.mode == PadMode::Reflect) attrs += ", mode=reflect";
-  if (options.mode == PadMode::Constant && !(options.value.as_double() == 0.0)) attrs += ", value=" + options.value.to_string();
+  if (options.mode == PadMode::Constant && options.value) attrs += ", value=" + options.value->to_string();
   Node n = structural("pad", attrs, out, {this}, where);
   n.exec = [widths, options, where](std::span<const Tensor> in, Engine& e) { return in[0].pad(widths, options, e, where); };
   if (options.mode != PadMode::Constant)

@@ -207,12 +207,17 @@ auto binary(C a, C b) {
     if constexpr (is_int_v<C>) return int_pow(a, b);
     else return static_cast<C>(std::pow(a, b));
   } else if constexpr (Op == BinaryOp::Maximum) {
+    // IEEE 754-2019 maximum: NaN wins, and +0 is above -0.
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
+    if constexpr (std::is_floating_point_v<C>)
+      if (a == b) return std::signbit(a) ? b : a;
     return a < b ? b : a;
   } else if constexpr (Op == BinaryOp::Minimum) {
     if (is_nan(a)) return a;
     if (is_nan(b)) return b;
+    if constexpr (std::is_floating_point_v<C>)
+      if (a == b) return std::signbit(a) ? a : b;
     return b < a ? b : a;
   } else if constexpr (Op == BinaryOp::Atan2) return static_cast<C>(std::atan2(a, b));
   else if constexpr (Op == BinaryOp::Hypot) return static_cast<C>(std::hypot(a, b));

@@ -112,7 +112,7 @@ Graph fuse_elementwise(const Graph& g) {
     f.id = next_node_id();
     f.fused = kernel;
     f.exec = [kernel](std::span<const Tensor> in, Engine& e) { return run_fused(*kernel, in, e); };
-    NodePtr fn = std::make_shared<const Node>(std::move(f));
+    NodePtr fn = std::make_shared<Node>(std::move(f));
     replaced[node.get()] = fn;
     out.nodes.push_back(fn);
   }
