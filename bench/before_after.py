@@ -24,6 +24,12 @@ BINARIES = ("tensora_bench", "tensora_bench_eager", "tensora_bench_traced", "ten
 TENSORA_ROWS = "^BM_[A-Za-z0-9]+/tensora"
 
 
+def escape(row):
+    # Google Benchmark's regex rejects Python's escapes of '-' and the like: escape only the
+    # characters that are special in it.
+    return re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", row)
+
+
 def rows_of(binary):
     out = subprocess.run([binary, f"--benchmark_filter={TENSORA_ROWS}", "--benchmark_list_tests"],
                          check=True, capture_output=True, text=True).stdout
@@ -34,6 +40,8 @@ def run(binary, row_filter, min_time):
     out = subprocess.run([binary, f"--benchmark_filter={row_filter}", "--benchmark_format=json",
                           f"--benchmark_min_time={min_time}"],
                          check=True, capture_output=True, text=True).stdout
+    if not out.strip():
+        return {}  # the row does not exist in this binary
     return {b["name"]: b["real_time"] * {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
             for b in json.loads(out)["benchmarks"] if b.get("run_type", "iteration") == "iteration"}
 
@@ -53,7 +61,7 @@ def main():
             paths = {side: os.path.join(getattr(args, side), "bench", name) for side in best}
             for row in rows_of(paths["after"]):
                 for side in ("before", "after"):
-                    for got, ns in run(paths[side], "^" + re.escape(row) + "$", args.min_time).items():
+                    for got, ns in run(paths[side], "^" + escape(row) + "$", args.min_time).items():
                         best[side][got] = min(ns, best[side].get(got, float("inf")))
         print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
 

@@ -1,6 +1,5 @@
 #include "core/checks.hpp"
 
-#include <algorithm>
 #include <limits>
 
 namespace tensora::check {
@@ -70,15 +69,15 @@ void lossless_conversion(DType from, DType to, SourceLocation where) {
 }
 
 void valid_shape(std::string_view op, const Shape& shape, SourceLocation where) {
-  for (auto extent : shape)
-    if (extent < 0)
-      fail_invalid(op, "negative extent in shape " + to_string(shape), "shape", where);
   std::int64_t span = 1;
-  for (auto extent : shape)
-    if (__builtin_mul_overflow(span, std::max<std::int64_t>(extent, 1), &span))
-      fail_invalid(op,
-                   "shape " + to_string(shape) + " has more elements than int64 can count (2^63 - 1)",
-                   "shape", where);
+  bool overflow = false;
+  for (auto extent : shape) {
+    if (extent < 0) fail_invalid(op, "negative extent in shape " + to_string(shape), "shape", where);
+    overflow |= __builtin_mul_overflow(span, extent > 0 ? extent : 1, &span);
+  }
+  if (overflow)
+    fail_invalid(op, "shape " + to_string(shape) + " has more elements than int64 can count (2^63 - 1)", "shape",
+                 where);
 }
 
 std::int64_t byte_size(std::string_view op, const Shape& shape, DType dtype, Device device, SourceLocation where) {

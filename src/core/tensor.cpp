@@ -28,9 +28,11 @@ Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("empty", shape, where);
   if (!device.supports(dtype))
     check::fail_unsupported_dtype("empty", dtype, "not supported on " + device.to_string(), where);
-  const auto bytes = static_cast<std::size_t>(check::byte_size("allocate", shape, dtype, device, where));
+  std::int64_t bytes = 0;  // the count is exact (valid_shape); its byte size may still overflow
+  if (__builtin_mul_overflow(tensora::numel(shape), static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
+    (void)check::byte_size("allocate", shape, dtype, device, where);  // throws OutOfMemory
   settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
-  auto storage = Storage::allocate(bytes, device, where);
+  auto storage = Storage::allocate(static_cast<std::size_t>(bytes), device, where);
   Strides strides = col_major_strides(shape);
   return Tensor(std::move(storage), std::move(shape), std::move(strides), 0, dtype, device);
 }
