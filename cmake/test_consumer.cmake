@@ -1,5 +1,7 @@
 # Installs the built library into a scratch prefix, then configures, builds and runs
-# examples/cmake_consumer against it with find_package(tensora CONFIG REQUIRED).
+# examples/cmake_consumer against it with find_package(tensora CONFIG REQUIRED), and builds the
+# same main.cpp with only `pkg-config --cflags --libs tensora`: with the build's compiler and,
+# when CLANGXX is given, with clang (the public headers must compile with both).
 file(REMOVE_RECURSE ${WORK_DIR})
 function(run)
   execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -18,3 +20,30 @@ if(NOT last_output MATCHES "consumer: F64 \\[2, 3\\] sum of arange = 15")
   message(FATAL_ERROR "unexpected consumer output:\n${last_output}")
 endif()
 message(STATUS "${last_output}")
+
+# ---- pkg-config consumers ----------------------------------------------------------------
+file(GLOB_RECURSE pc_files ${WORK_DIR}/prefix/*/tensora.pc)
+list(LENGTH pc_files pc_count)
+if(NOT pc_count EQUAL 1)
+  message(FATAL_ERROR "expected one installed tensora.pc, found: ${pc_files}")
+endif()
+get_filename_component(pc_dir ${pc_files} DIRECTORY)
+set(ENV{PKG_CONFIG_PATH} ${pc_dir})
+run(pkg-config --cflags --libs tensora)
+string(STRIP "${last_output}" pc_flags)
+separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+separate_arguments(extra_flags UNIX_COMMAND "${FLAGS}")
+set(compilers ${CXX})
+if(CLANGXX)
+  list(APPEND compilers ${CLANGXX})
+endif()
+foreach(cxx IN LISTS compilers)
+  get_filename_component(name ${cxx} NAME)
+  set(exe ${WORK_DIR}/pkgconfig_consumer_${name})
+  run(${cxx} ${extra_flags} ${CONSUMER_DIR}/main.cpp -o ${exe} ${pc_flags} ${extra_flags})
+  run(${exe})
+  if(NOT last_output MATCHES "consumer: F64 \\[2, 3\\] sum of arange = 15")
+    message(FATAL_ERROR "unexpected pkg-config consumer output (${name}):\n${last_output}")
+  endif()
+  message(STATUS "pkg-config consumer (${name}): ${last_output}")
+endforeach()

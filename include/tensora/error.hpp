@@ -4,9 +4,6 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#if __has_include(<source_location>)
-#include <source_location>
-#endif
 #include <string>
 #include <string_view>
 #include <variant>
@@ -33,33 +30,24 @@ enum class ErrorKind {
 
 std::string_view name(ErrorKind);
 
-// The caller's file and line, kept in every error. std::source_location where the standard
-// library has it; otherwise the compiler builtins it is built on (clang 14 with libstdc++ 12,
-// the fuzz build), with the same member names.
-#if defined(__cpp_lib_source_location)
-using SourceLocation = std::source_location;
-#else
+// The caller's file and line, kept in every error. One type for every compiler (not
+// std::source_location, which clang 14 with libstdc++ 12 lacks): a library built with g++
+// links into programs built with clang, and the reverse. 16 bytes, passed in two registers.
 struct SourceLocation {
   static constexpr SourceLocation current(const char* file = __builtin_FILE(),
-                                          const char* function = __builtin_FUNCTION(),
                                           std::uint_least32_t line = __builtin_LINE()) noexcept {
     SourceLocation loc;
     loc.file_ = file;
-    loc.function_ = function;
     loc.line_ = line;
     return loc;
   }
   constexpr const char* file_name() const noexcept { return file_; }
-  constexpr const char* function_name() const noexcept { return function_; }
   constexpr std::uint_least32_t line() const noexcept { return line_; }
-  constexpr std::uint_least32_t column() const noexcept { return 0; }
 
  private:
   const char* file_ = "";
-  const char* function_ = "";
   std::uint_least32_t line_ = 0;
 };
-#endif
 
 // Detail records. Devices are stored as their printed names so the records stay plain values.
 struct DTypeMismatch {
