@@ -11,7 +11,8 @@
 //   cpu:3  test_device.cpp: the configure race.
 //   cpu:4  test_tensor_create.cpp: an F64 device for from_floats (Must-show scenario 3).
 //   cpu:5  test_device.cpp: configure with F16 / I32 defaults.
-//   cpu:6, cpu:7  free: tensors only, never configure them in a test.
+//   cpu:6, cpu:7  free: tensors only, never configure them in a test (test_limits.cpp sets and
+//                 clears a memory limit on cpu:7).
 #pragma once
 
 #include <gtest/gtest.h>
