@@ -40,15 +40,15 @@ void expect_count_overflow(const Error& e, const std::string& op) {
   ASSERT_NE(d, nullptr);
 }
 
-const tensora::OutOfMemory& expect_out_of_memory(const Error& e) {
+// By value: callers pass a temporary Error.
+tensora::OutOfMemory expect_out_of_memory(const Error& e) {
   EXPECT_EQ(e.kind(), ErrorKind::OutOfMemory) << e.what();
   EXPECT_EQ(e.op(), "allocate");
   EXPECT_THAT(e.message(), HasSubstr("out of memory"));
   const auto* d = std::get_if<tensora::OutOfMemory>(&e.detail());
   if (d == nullptr) {
     ADD_FAILURE() << "no OutOfMemory detail: " << e.what();
-    static const tensora::OutOfMemory none{};
-    return none;
+    return {};
   }
   return *d;
 }
@@ -100,7 +100,7 @@ TEST(Limits, ArangeOverTheWholeInt64RangeIsRefused) {
 
 TEST(Limits, ByteSizesPastInt64AreOutOfMemory) {
   // 2^61 F64 elements: the count fits, the byte size (2^64) does not.
-  const auto& d = expect_out_of_memory(expect_error([] { (void)Tensor::zeros({1LL << 61}, kF64); }));
+  const auto d = expect_out_of_memory(expect_error([] { (void)Tensor::zeros({1LL << 61}, kF64); }));
   EXPECT_EQ(d.requested_bytes, std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(d.device, "cpu:0");
   const Error e = expect_error([] { (void)Tensor::zeros({1LL << 61}, kF64); });
@@ -124,7 +124,7 @@ TEST(Limits, AllocationsTheSystemRefusesAreOutOfMemory) {
   auto e = CpuEngine::serial();
   // 256 TiB: past the 47-bit address space, so refused even where the kernel overcommits
   // (8 TiB, the reported case, is refused by default overcommit); std::bad_alloc escaped.
-  const auto& d = expect_out_of_memory(expect_error([] { (void)Tensor::zeros({1LL << 45}, kF64); }));
+  const auto d = expect_out_of_memory(expect_error([] { (void)Tensor::zeros({1LL << 45}, kF64); }));
   EXPECT_EQ(d.requested_bytes, std::uint64_t{1} << 48);
   EXPECT_EQ(d.limit_bytes, 0u);
   (void)expect_out_of_memory(expect_error([&] { (void)Tensor::ones({2}, kF32).embed_diag(1LL << 24, e); }));  // 1 PiB
@@ -138,7 +138,7 @@ TEST(Limits, TheConfiguredLimitRefusesAllocationsPastIt) {
   tensora::set_memory_limit(dev, 600 << 10);
   const Tensor b = a.add(a, e);  // 512 KiB in use now
   const Error err = expect_error([&] { (void)a.mul(b, e); });
-  const auto& d = expect_out_of_memory(err);
+  const auto d = expect_out_of_memory(err);
   EXPECT_EQ(d.requested_bytes, 256u << 10);
   EXPECT_EQ(d.limit_bytes, 600u << 10);
   EXPECT_EQ(d.device, "cpu:7");
