@@ -161,8 +161,9 @@ TEST(EagerGradElementwise, ComplexFollowsConjugateWirtinger) {
   rt.with_eager_session(e, [&](EagerSession& s) {
     const auto w = ta::Tensor::from_vec_col_major<C>({2}, wv);
     const auto c = s.constant(ta::Tensor::from_vec_col_major<C>({2}, cv));
-    for (const auto& [label, f] : cases) {
+    for (const auto& [label, op] : cases) {
       SCOPED_TRACE(label);
+      const auto& f = op;  // clang 14 cannot capture a structured binding
       auto loss = [&](const std::vector<C>& z) {
         ta::NoGradGuard g;
         const auto out =

@@ -14,9 +14,6 @@ namespace {
 
 // A reduction's catalog row (tensora/op_catalog.hpp): name, accepted kinds, hint, identity.
 using ReductionSpec = ReductionInfo;
-constexpr const ReductionSpec& kSum = info(Reduction::Sum);
-constexpr const ReductionSpec& kMean = info(Reduction::Mean);
-constexpr const ReductionSpec& kMax = info(Reduction::Max);
 constexpr const ReductionSpec& kLogSumExp = info(Reduction::LogSumExp);
 
 struct AxesPlan {
