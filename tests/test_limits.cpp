@@ -86,6 +86,22 @@ TEST(Limits, OuterProductsWhoseElementCountOverflowsAreRefused) {
   expect_count_overflow(expect_error([&] { (void)a.dot_general(a, {}, e); }), "dot_general");
 }
 
+TEST(Limits, EinsumIntermediatesWhoseElementCountOverflowsAreRefusedWhenPlanning) {
+  constexpr std::int64_t k40 = std::int64_t{1} << 40;
+  // Planning only (no data): the [2^40, 2^40] result of the one step is refused by the planner.
+  expect_count_overflow(expect_error([&] { (void)tensora::einsum_path("ij,jk->ik", {{k40, 2}, {2, k40}}); }),
+                        "einsum");
+  // The same through einsum on broadcast views, before any allocation.
+  auto e = CpuEngine::serial();
+  const Tensor a = Tensor::ones({1, 2}, kF32).broadcast_to({k40, 2});
+  const Tensor b = Tensor::ones({2, 1}, kF32).broadcast_to({2, k40});
+  expect_count_overflow(expect_error([&] { (void)tensora::einsum("ij,jk->ik", {a, b}, e); }), "einsum");
+  // A plan whose intermediates fit reports their exact sizes.
+  const auto path = tensora::einsum_path("ij,jk,kl->il", {{k40, 2}, {2, 3}, {3, 4}});
+  ASSERT_EQ(path.steps.size(), 2u);
+  EXPECT_EQ(path.largest_intermediate, 4 * k40);
+}
+
 TEST(Limits, ArangeOverTheWholeInt64RangeIsRefused) {
   constexpr auto lo = std::numeric_limits<std::int64_t>::min();
   constexpr auto hi = std::numeric_limits<std::int64_t>::max();

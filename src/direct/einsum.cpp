@@ -287,7 +287,12 @@ EinsumPath make_path(const Spec& spec, const std::vector<Shape>& shapes, SourceL
     p.sets.push_back(s);
     all |= s;
   }
-  for (auto id : spec.output) p.output.set(dense[id]);
+  Shape output_dims;
+  for (auto id : spec.output) {
+    p.output.set(dense[id]);
+    output_dims.push_back(extents.at(id));
+  }
+  check::valid_shape("einsum", output_dims, where);
   path.naive_flops = 2 * p.product(all | p.output);
   const Plan plan = p.sets.size() <= kMaxExactOperands ? plan_exact(p) : plan_greedy(p);
   path.optimal = plan.optimal;
@@ -303,9 +308,16 @@ EinsumPath make_path(const Spec& spec, const std::vector<Shape>& shapes, SourceL
       if (k != static_cast<std::size_t>(a) && k != static_cast<std::size_t>(b)) others |= list[k];
     const LabelSet both = list[static_cast<std::size_t>(a)] | list[static_cast<std::size_t>(b)];
     const LabelSet result = both & others;
-    EinsumPath::Step step{a, b, {}, 2 * p.product(both), static_cast<std::int64_t>(p.product(result))};
+    EinsumPath::Step step{a, b, {}, 2 * p.product(both), 0};
+    Shape dims;
     for (std::size_t d = 0; d < dense.size(); ++d)
-      if (result[d]) step.labels.push_back(id_of[d]);
+      if (result[d]) {
+        step.labels.push_back(id_of[d]);
+        dims.push_back(extents.at(id_of[d]));
+      }
+    // An intermediate past int64 is refused here, when planning, not at its allocation.
+    check::valid_shape("einsum", dims, where);
+    step.result_size = numel(dims);
     path.flops += step.flops;
     path.largest_intermediate = std::max(path.largest_intermediate, step.result_size);
     list.erase(list.begin() + std::max(a, b));
