@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -46,27 +47,29 @@ std::vector<long double> naive(const std::string& subs, const std::vector<Tensor
   std::vector<long double> out(static_cast<std::size_t>(ta::numel(*out_shape)), 0.0L);
   std::int64_t total = 1;
   for (char c : labels) total *= extent[c];
-  std::map<char, std::int64_t> idx;
+  // Arrays by letter, not maps: the loop runs millions of times in sanitizer builds.
+  std::array<std::int64_t, 128> idx{}, ext{};
+  for (char c : labels) ext[static_cast<unsigned char>(c)] = extent[c];
   for (std::int64_t flat = 0; flat < total; ++flat) {
     std::int64_t rest = flat;
     for (char c : labels) {
-      idx[c] = rest % extent[c];
-      rest /= extent[c];
+      idx[static_cast<unsigned char>(c)] = rest % ext[static_cast<unsigned char>(c)];
+      rest /= ext[static_cast<unsigned char>(c)];
     }
     long double prod = 1;
     for (std::size_t k = 0; k < ops.size(); ++k) {
       std::int64_t off = 0, mul = 1;
       for (std::size_t a = 0; a < terms[k].size(); ++a) {
         const auto n = ops[k].shape()[a];
-        off += (n == 1 ? 0 : idx[terms[k][a]]) * mul;  // extent 1 broadcasts
+        off += (n == 1 ? 0 : idx[static_cast<unsigned char>(terms[k][a])]) * mul;  // extent 1 broadcasts
         mul *= n;
       }
       prod *= values[k][static_cast<std::size_t>(off)];
     }
     std::int64_t o = 0, mul = 1;
     for (char c : rhs) {
-      o += idx[c] * mul;
-      mul *= extent[c];
+      o += idx[static_cast<unsigned char>(c)] * mul;
+      mul *= ext[static_cast<unsigned char>(c)];
     }
     out[static_cast<std::size_t>(o)] += prod;
   }
