@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs the tensora rows of two builds' benchmark binaries back to back and prints after/before.
 
-    /usr/bin/python3 bench/before_after.py BEFORE_BUILD AFTER_BUILD [--rounds 3] [--min-time 0.3]
+    /usr/bin/python3 bench/before_after.py BEFORE_BUILD AFTER_BUILD [--rounds 3] [--min-time 0.3] [--rows REGEX]
 
 Each BUILD is a build directory with bench/ binaries (TENSORA_BUILD_BENCH=ON). Row by row, the
 before and the after binary run alternately, `--rounds` times, so drift on a shared machine hits
@@ -53,13 +53,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--min-time", type=float, default=0.3)
     parser.add_argument("--binaries", nargs="*", default=list(BINARIES))
+    parser.add_argument("--rows", default="", help="only rows that match this regex (Python re.search)")
     args = parser.parse_args()
 
     best = {"before": {}, "after": {}}
     for r in range(args.rounds):
         for name in args.binaries:
             paths = {side: os.path.join(getattr(args, side), "bench", name) for side in best}
-            for row in rows_of(paths["after"]):
+            for row in (r for r in rows_of(paths["after"]) if re.search(args.rows, r)):
                 for side in ("before", "after"):
                     for got, ns in run(paths[side], "^" + escape(row) + "$", args.min_time).items():
                         best[side][got] = min(ns, best[side].get(got, float("inf")))

@@ -725,6 +725,13 @@ TEST(ContractionDeterminism, ParallelEnginesAreBitwiseEqualToSerial) {
       {"blocked complex", {200, 300}, {300, 250}, {{}, {}, {1}, {0}}, DType::C128},
       {"blocked gemm rows", {530, 96}, {96, 300}, {{}, {}, {1}, {0}}, DType::F32},
       {"blocked gemm transposed", {96, 300}, {530, 96}, {{}, {}, {0}, {1}}, DType::F32},
+      // Held on BLIS's large-product kernels (every extent >= 256) and cut into blocks narrower
+      // than its small-matrix thresholds: 128 columns of a 256 square on 2 threads.
+      {"large path square f32", {256, 256}, {256, 256}, {{}, {}, {1}, {0}}, DType::F32},
+      {"large path square f64", {256, 256}, {256, 256}, {{}, {}, {1}, {0}}, DType::F64},
+      {"large path odd edges", {300, 257}, {257, 383}, {{}, {}, {1}, {0}}, DType::F32},
+      {"large path rows", {511, 260}, {260, 263}, {{}, {}, {1}, {0}}, DType::F64},
+      {"large path complex", {256, 300}, {300, 270}, {{}, {}, {1}, {0}}, DType::C64},
       {"batched blas", {6, 80, 80}, {6, 80, 90}, {{0}, {0}, {2}, {1}}, DType::F64},
       {"complex blas", {3, 60, 50}, {3, 50, 70}, {{0}, {0}, {2}, {1}}, DType::C128},
       // Many tiny products (lane kernel), with a tail that is not a multiple of the lanes.
@@ -832,17 +839,23 @@ TEST(ContractionBlas, ProvidersAgreeWithTheReferenceLoops) {
     ta::cpu::BlasProvider* p = ta::cpu::blas_by_name(which);
     if (p == nullptr) continue;
     SCOPED_TRACE(p->name());
-    for (const auto ta_ : {ta::cpu::BlasOp::N, ta::cpu::BlasOp::T})
-      for (const auto tb_ : {ta::cpu::BlasOp::N, ta::cpu::BlasOp::T}) {
-        std::vector<double> c1(static_cast<std::size_t>(ld * n), 7.0), c2 = c1;
-        ref->gemm(ta_, tb_, m, n, k, 1.5, a.data(), ld, b.data(), ld, 0.5, c1.data(), ld);
-        p->gemm(ta_, tb_, m, n, k, 1.5, a.data(), ld, b.data(), ld, 0.5, c2.data(), ld);
-        for (std::size_t i = 0; i < c1.size(); ++i) ASSERT_NEAR(c1[i], c2[i], 1e-9 * (1 + std::abs(c1[i]))) << i;
-        std::vector<std::complex<float>> za(a.begin(), a.end()), zb(b.begin(), b.end());
-        std::vector<std::complex<float>> z1(static_cast<std::size_t>(ld * n)), z2(z1.size());
-        ref->gemm(ta_, tb_, m, n, k, {1, 0}, za.data(), ld, zb.data(), ld, {0, 0}, z1.data(), ld);
-        p->gemm(ta_, tb_, m, n, k, {1, 0}, za.data(), ld, zb.data(), ld, {0, 0}, z2.data(), ld);
-        for (std::size_t i = 0; i < z1.size(); ++i) ASSERT_LE(std::abs(z1[i] - z2[i]), 1e-3f * (1 + std::abs(z1[i]))) << i;
-      }
+    // BLIS 0.9 is the provider that can hold a call on its large-product kernels.
+    EXPECT_EQ(p->has_large_path(), p->name().rfind("BLIS 0.9", 0) == 0);
+    for (const auto path : {ta::cpu::BlasPath::Any, ta::cpu::BlasPath::Large})
+      for (const auto ta_ : {ta::cpu::BlasOp::N, ta::cpu::BlasOp::T})
+        for (const auto tb_ : {ta::cpu::BlasOp::N, ta::cpu::BlasOp::T}) {
+          std::vector<double> c1(static_cast<std::size_t>(ld * n), 7.0), c2 = c1;
+          ref->gemm(ta_, tb_, m, n, k, 1.5, a.data(), ld, b.data(), ld, 0.5, c1.data(), ld);
+          p->gemm(ta_, tb_, m, n, k, 1.5, a.data(), ld, b.data(), ld, 0.5, c2.data(), ld, path);
+          for (std::size_t i = 0; i < c1.size(); ++i)
+            ASSERT_NEAR(c1[i], c2[i], 1e-9 * (1 + std::abs(c1[i]))) << i;
+          std::vector<std::complex<float>> za(a.begin(), a.end()), zb(b.begin(), b.end());
+          std::vector<std::complex<float>> z1(static_cast<std::size_t>(ld * n)), z2(z1.size());
+          ref->gemm(ta_, tb_, m, n, k, {1, 0}, za.data(), ld, zb.data(), ld, {0, 0}, z1.data(), ld);
+          p->gemm(ta_, tb_, m, n, k, {1, 0}, za.data(), ld, zb.data(), ld, {0, 0}, z2.data(), ld,
+                  path);
+          for (std::size_t i = 0; i < z1.size(); ++i)
+            ASSERT_LE(std::abs(z1[i] - z2[i]), 1e-3f * (1 + std::abs(z1[i]))) << i;
+        }
   }
 }

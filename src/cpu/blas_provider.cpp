@@ -83,20 +83,25 @@ class ReferenceProvider final : public BlasProvider {
   std::string name() const override { return "reference (" + why_ + ")"; }
   void set_threads(int) override {}
   int threads() const override { return 1; }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) override {
+  bool has_large_path() const override { return false; }  // one kernel for every shape
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+            float* c, std::int64_t ldc, BlasPath /*path*/) override {
     reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
-            std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+            double* c, std::int64_t ldc, BlasPath /*path*/) override {
     reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha, const cf* a,
-            std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
+            const cf* a, std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c,
+            std::int64_t ldc, BlasPath /*path*/) override {
     reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha, const cd* a,
-            std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
+            const cd* a, std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c,
+            std::int64_t ldc, BlasPath /*path*/) override {
     reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
 
@@ -113,6 +118,19 @@ class ReferenceProvider final : public BlasProvider {
 template <class T>
 using BliGemm = void (*)(int, int, long, long, long, const T*, const T*, long, long, const T*, long, long, const T*,
                          T*, long, long, void*, void*);
+
+// BLIS 0.9's rntm_t (frame/include/bli_type_defs.h), the per-call runtime object of the
+// expert API. tensora loads BLIS without its headers, so the layout is mirrored here and used
+// only for a library that reports version 0.9 (BLIS 1.0 put a field in front).
+struct Blis09Runtime {
+  bool auto_factor;
+  long num_threads;
+  long thrloop[6];
+  bool pack_a, pack_b, l3_sup;
+  void* sba_pool;
+  void* pba;
+};
+static_assert(sizeof(Blis09Runtime) == 88, "BLIS 0.9 rntm_t is 88 bytes on LP64");
 
 class BlisProvider final : public BlasProvider {
  public:
@@ -137,22 +155,29 @@ class BlisProvider final : public BlasProvider {
     set_nt_(threads_);
   }
   int threads() const override { return threads_; }
+  bool has_large_path() const override {
+    return runtime_from_global_ != nullptr && version_.rfind("0.9", 0) == 0;
+  }
 
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) override {
-    call(sgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+            float* c, std::int64_t ldc, BlasPath path) override {
+    call(sgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
-            std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc) override {
-    call(dgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+            double* c, std::int64_t ldc, BlasPath path) override {
+    call(dgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha, const cf* a,
-            std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c, std::int64_t ldc) override {
-    call(cgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
+            const cf* a, std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c,
+            std::int64_t ldc, BlasPath path) override {
+    call(cgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha, const cd* a,
-            std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c, std::int64_t ldc) override {
-    call(zgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
+            const cd* a, std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c,
+            std::int64_t ldc, BlasPath path) override {
+    call(zgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
 
  private:
@@ -162,17 +187,27 @@ class BlisProvider final : public BlasProvider {
         cgemm_(symbol<BliGemm<cf>>(h, "bli_cgemm_ex")),
         zgemm_(symbol<BliGemm<cd>>(h, "bli_zgemm_ex")),
         set_nt_(symbol<void (*)(long)>(h, "bli_thread_set_num_threads")),
+        runtime_from_global_(symbol<void (*)(Blis09Runtime*)>(h, "bli_rntm_init_from_global")),
         arch_query_(symbol<int (*)()>(h, "bli_arch_query_id")),
         arch_string_(symbol<const char* (*)(int)>(h, "bli_arch_string")) {
     if (auto v = symbol<const char* (*)()>(h, "bli_info_get_version_str")) version_ = v();
   }
 
   template <class T>
-  static void call(BliGemm<T> f, BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
-                   const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
+  void call(BliGemm<T> f, BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
+            T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+            std::int64_t ldc, BlasPath path) const {
     if (m <= 0 || n <= 0) return;
     const long rsa = ta == BlasOp::N ? 1 : lda, csa = ta == BlasOp::N ? lda : 1;
     const long rsb = tb == BlasOp::N ? 1 : ldb, csb = tb == BlasOp::N ? ldb : 1;
+    if (path == BlasPath::Large && has_large_path()) {
+      // The process's settings (threads: 1) with the small-matrix ("sup") handling off.
+      Blis09Runtime runtime;
+      runtime_from_global_(&runtime);
+      runtime.l3_sup = false;
+      f(0, 0, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, 1, ldc, nullptr, &runtime);
+      return;
+    }
     f(0, 0, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, 1, ldc, nullptr, nullptr);
   }
 
@@ -181,6 +216,7 @@ class BlisProvider final : public BlasProvider {
   BliGemm<cf> cgemm_;
   BliGemm<cd> zgemm_;
   void (*set_nt_)(long);
+  void (*runtime_from_global_)(Blis09Runtime*);
   int (*arch_query_)();
   const char* (*arch_string_)(int);
   std::string version_ = "?";
@@ -221,27 +257,33 @@ class OpenBlasProvider final : public BlasProvider {
     set_nt_(threads_);
   }
   int threads() const override { return threads_; }
+  // OpenBLAS has no per-call control; its kernels for a shape are fixed by its build.
+  bool has_large_path() const override { return false; }
 
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, const float* a,
-            std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+            const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+            float* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     s_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const double* a,
-            std::int64_t lda, const double* b, std::int64_t ldb, double beta, double* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+            const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+            double* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     d_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha, const cf* a,
-            std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
+            const cf* a, std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c,
+            std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     c_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));
   }
-  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha, const cd* a,
-            std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c, std::int64_t ldc) override {
+  void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
+            const cd* a, std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c,
+            std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     z_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));

@@ -13,6 +13,12 @@ namespace tensora::cpu {
 
 enum class BlasOp : std::uint8_t { N, T };  // op(X) = X or X^T (never conjugated)
 
+// Which kernels a call may use. Large: the library's packed large-product kernels whatever the
+// shape, whose per-element arithmetic (one k-sum in k order) does not change when C is cut
+// into blocks of columns or rows. Any: the library's own choice, which for small or skinny
+// shapes may be other kernels (BLIS's "sup") with other rounding.
+enum class BlasPath : std::uint8_t { Any, Large };
+
 class BlasProvider {
  public:
   virtual ~BlasProvider() = default;
@@ -22,23 +28,27 @@ class BlasProvider {
   // library single-threaded and parallelizes over fixed blocks (docs/contractions.md).
   virtual void set_threads(int threads) = 0;
   virtual int threads() const = 0;
+  // Whether BlasPath::Large is honoured (BLIS 0.9: a per-call runtime object with its
+  // small-matrix handling off); where not, every call is BlasPath::Any.
+  virtual bool has_large_path() const = 0;
 
   // C (m x n, leading dim ldc) = alpha * op(A) * op(B) + beta * C, column-major; op(A) is
   // m x k, op(B) is k x n. With beta == 0, C is not read.
-  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-                    const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
-                    std::int64_t ldc) = 0;
-  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
-                    const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
-                    double* c, std::int64_t ldc) = 0;
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                    float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                    float beta, float* c, std::int64_t ldc, BlasPath path = BlasPath::Any) = 0;
+  virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                    double alpha, const double* a, std::int64_t lda, const double* b,
+                    std::int64_t ldb, double beta, double* c, std::int64_t ldc,
+                    BlasPath path = BlasPath::Any) = 0;
   virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::complex<float> alpha, const std::complex<float>* a, std::int64_t lda,
                     const std::complex<float>* b, std::int64_t ldb, std::complex<float> beta,
-                    std::complex<float>* c, std::int64_t ldc) = 0;
+                    std::complex<float>* c, std::int64_t ldc, BlasPath path = BlasPath::Any) = 0;
   virtual void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k,
                     std::complex<double> alpha, const std::complex<double>* a, std::int64_t lda,
                     const std::complex<double>* b, std::int64_t ldb, std::complex<double> beta,
-                    std::complex<double>* c, std::int64_t ldc) = 0;
+                    std::complex<double>* c, std::int64_t ldc, BlasPath path = BlasPath::Any) = 0;
 };
 
 // The process-wide provider, loaded on first use (thread-safe). The choice: TENSORA_BLAS

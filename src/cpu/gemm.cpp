@@ -52,6 +52,12 @@ constexpr std::int64_t kBlockWide = 512;              // block width from an ext
 // thresholds (up to 512 on zen) with other kernels, so a narrower block of a product that is
 // above them would change bits (seen on AMD EPYC: 143-row blocks of a 1001x333x777 F32 product).
 constexpr std::int64_t kBlasMinBlock = 512;
+// Unless the product is held on the BLAS's large-product kernels (BlasPath::Large, where the
+// provider offers it): then blocks only need to be worth a call. A product takes that path
+// when it is cut-sized (kSplitMinWork) and no extent is below this, where the large kernels
+// are as fast as the library's own pick (docs/contractions.md) -- the same for every engine.
+constexpr std::int64_t kLargePathMinExtent = 256;
+constexpr std::int64_t kLargePathMinBlock = 128;
 
 // The dtype a product is computed in: F16/BF16 in F32 (rounded once at the end), integers in
 // unsigned arithmetic of at least 32 bits (wraps modulo 2^bits, then truncates).
@@ -209,15 +215,18 @@ std::int64_t generic_block_width(std::int64_t batch, std::int64_t m, std::int64_
 // block is a call that packs the whole other operand again (10% of a 2048 product in 4 blocks
 // on one thread), so a serial engine makes one call. The thread count may decide the cut
 // because a cut of C's columns (or rows) changes no element's arithmetic as long as each block
-// stays on the BLAS's large-product path (kBlasMinBlock): the BLAS blocks k from k alone and
-// computes edge tiles with the same micro-kernel (docs/contractions.md; the bitwise
-// serial/parallel tests cover products that split).
-std::int64_t blas_block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k, int threads) {
+// stays on the BLAS's large-product kernels (held there by BlasPath::Large, or by blocks of at
+// least kBlasMinBlock): the BLAS blocks k from k alone and computes edge tiles with the same
+// micro-kernel (docs/contractions.md; the bitwise serial/parallel tests cover products that
+// split).
+std::int64_t blas_block_width(std::int64_t batch, std::int64_t m, std::int64_t n, std::int64_t k,
+                              int threads, BlasPath path) {
   const std::int64_t d = std::max(m, n);
   if (threads <= batch || static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) < kSplitMinWork)
     return d;
   const std::int64_t per_product = (threads + batch - 1) / batch;
-  const std::int64_t blocks = std::min(per_product, std::max<std::int64_t>(1, d / kBlasMinBlock));
+  const std::int64_t min_block = path == BlasPath::Large ? kLargePathMinBlock : kBlasMinBlock;
+  const std::int64_t blocks = std::min(per_product, std::max<std::int64_t>(1, d / min_block));
   const std::int64_t w = (d + blocks - 1) / blocks;
   return std::min(d, (w + 15) / 16 * 16);  // whole 16-column panels
 }
@@ -237,10 +246,20 @@ Product<T> block_of(const Product<T>& p, std::int64_t begin, std::int64_t end) {
   return q;
 }
 
+// The kernels a whole product's BLAS calls use: decided from its shape alone, so a serial
+// engine's one call and a parallel engine's blocks compute every element alike.
+BlasPath blas_path(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const bool large =
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= kSplitMinWork &&
+      std::min({m, n, k}) >= kLargePathMinExtent && blas().has_large_path();
+  return large ? BlasPath::Large : BlasPath::Any;
+}
+
 template <class T>
-void run_blas(const Product<T>& p) {
+void run_blas(const Product<T>& p, BlasPath path) {
   const BlasForm fa = blas_form(p.m, p.k, p.a.rs, p.a.cs), fb = blas_form(p.k, p.n, p.b.rs, p.b.cs);
-  blas().gemm(fa.op, fb.op, p.m, p.n, p.k, T(1), p.a.p, fa.ld, p.b.p, fb.ld, T(0), p.c.p, p.c.cs);
+  blas().gemm(fa.op, fb.op, p.m, p.n, p.k, T(1), p.a.p, fa.ld, p.b.p, fb.ld, T(0), p.c.p, p.c.cs,
+              path);
 }
 
 template <class T>
@@ -281,9 +300,11 @@ void run_matrices(Path path, const Views& v, Engine& engine) {
   if (path == Path::Blas && base.n == 1) base.c.cs = std::max<std::int64_t>(1, base.m);
   const BatchIndex index({&v.a, &v.b, &v.c}, nb);
   const std::int64_t split = std::max(base.m, base.n);
-  const std::int64_t width = path == Path::Blas
-                                 ? blas_block_width(v.batch, base.m, base.n, base.k, engine.threads())
-                                 : generic_block_width(v.batch, base.m, base.n, base.k);
+  const BlasPath kernels = path == Path::Blas ? blas_path(base.m, base.n, base.k) : BlasPath::Any;
+  const std::int64_t width =
+      path == Path::Blas
+          ? blas_block_width(v.batch, base.m, base.n, base.k, engine.threads(), kernels)
+          : generic_block_width(v.batch, base.m, base.n, base.k);
   const std::int64_t blocks = (split + width - 1) / width;
   const std::int64_t tasks = v.batch * blocks;
   auto task = [&](std::int64_t t) {
@@ -296,7 +317,7 @@ void run_matrices(Path path, const Views& v, Engine& engine) {
     if (blocks > 1) p = block_of(p, blk * width, std::min(split, (blk + 1) * width));
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, std::complex<float>> ||
                   std::is_same_v<T, std::complex<double>>) {
-      if (path == Path::Blas) return run_blas(p);
+      if (path == Path::Blas) return run_blas(p, kernels);
     }
     gemm::generic<T>(p.m, p.n, p.k, p.a, p.b, p.c);
   };
