@@ -1,0 +1,49 @@
+#include "cpu/fft_provider.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <utility>
+
+#include "cpu/fftw_provider.hpp"
+
+namespace tensora::cpu::fft {
+
+namespace {
+
+bool use_fftw() {
+  static const bool use = [] {
+    const char* env = std::getenv("TENSORA_FFT");
+    if (env != nullptr && std::string_view(env) == "builtin") return false;
+    return !fftw_version().empty();
+  }();
+  return use;
+}
+
+// FFTW plans by (n, kind); never destroyed (plans outlive every static that could use them).
+template <class T>
+std::shared_ptr<const Plan<T>> cached_fftw(std::int64_t n, Kind kind) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::pair<std::int64_t, Kind>, std::shared_ptr<const Plan<T>>>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*cache)[{n, kind}];
+  if (!slot) slot = fftw_plan<T>(n, kind);
+  return slot;
+}
+
+}  // namespace
+
+template <class T>
+std::shared_ptr<const Plan<T>> provider_plan(std::int64_t n, Kind kind) {
+  if (use_fftw())
+    if (auto p = cached_fftw<T>(n, kind)) return p;
+  return plan<T>(n, kind);  // the built-in plans (their own cache); also when FFTW cannot take n
+}
+
+template std::shared_ptr<const Plan<float>> provider_plan<float>(std::int64_t, Kind);
+template std::shared_ptr<const Plan<double>> provider_plan<double>(std::int64_t, Kind);
+
+std::string provider_name() { return use_fftw() ? fftw_version() : "built-in"; }
+
+}  // namespace tensora::cpu::fft
