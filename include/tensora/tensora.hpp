@@ -6,6 +6,7 @@
 #include "tensora/eager.hpp"
 #include "tensora/traced.hpp"
 #include "tensora/einsum.hpp"
+#include "tensora/fft.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/error.hpp"
 #include "tensora/half.hpp"

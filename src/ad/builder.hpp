@@ -27,6 +27,7 @@
 //   V indices(std::vector<int64>);                    // a 1-D I64 constant
 //   V tril(const V&, int64);  V triu(const V&, int64);
 //   V diagonal(const V&, int64 offset, int64 axis1, int64 axis2);  V embed_diag(const V&, int64);
+//   V fft(const V&, fft_detail::Spec);               // the FFT primitive
 #pragma once
 
 #include <algorithm>

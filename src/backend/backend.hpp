@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/fused_program.hpp"
+#include "ops/fft_spec.hpp"
 #include "ops/elementwise_catalog.hpp"
 #include "ops/reduce_ops.hpp"
 #include "tensora/engine.hpp"
@@ -85,9 +86,15 @@ class Backend {
   virtual void run_fused(const FusedProgram& program, std::span<const Tensor> inputs, const Tensor& out,
                          Engine& engine) = 0;
 
+  // ---- fft -----------------------------------------------------------------------------
+  // out = spec.scale * the unnormalized transform (spec.kind) of `in` over spec.axes; `in` has
+  // the spec's input extents and dtype, `out` (fresh) the output shape and dtype. The conj
+  // steps of hfft / ihfft are the op layer's (fft_detail::lower).
+  virtual void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine& engine) = 0;
+
   // ---- planned families ----------------------------------------------------------------
-  // linalg (factorizations, solves: docs/architecture.md) and fft get their entry points here
-  // when their op sets land; a backend without them will report Unsupported.
+  // linalg (factorizations, solves: docs/architecture.md) gets its entry points here when its
+  // op set lands.
 };
 
 }  // namespace tensora::backend

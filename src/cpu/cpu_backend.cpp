@@ -3,11 +3,14 @@
 #include "cpu/cpu_backend.hpp"
 
 #include "cpu/blas_provider.hpp"
+#include "cpu/fft_driver.hpp"
+#include "cpu/fft_provider.hpp"
 #include "cpu/fresh_output.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/reduce_kernels.hpp"
 #include "cpu/structural_kernels.hpp"
+#include "tensora/fft.hpp"
 
 namespace tensora {
 
@@ -74,6 +77,10 @@ class CpuBackend final : public backend::Backend {
                  Engine& engine) override {
     cpu::run_fused(*this, program, inputs, out, engine);
   }
+
+  void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine& engine) override {
+    cpu::run_fft(spec, out, in, engine);
+  }
 };
 
 }  // namespace
@@ -86,5 +93,6 @@ backend::Backend& cpu_backend() {
 }  // namespace cpu
 
 std::string blas_backend() { return cpu::blas().name(); }
+std::string fft_backend() { return cpu::fft::provider_name(); }
 
 }  // namespace tensora

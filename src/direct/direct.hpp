@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "ops/fft_spec.hpp"
 #include "ops/reduction_catalog.hpp"
 #include "tensora/tensor.hpp"
 
@@ -24,5 +25,7 @@ Tensor reduce_axis(Reduction op, const Tensor& x, std::optional<std::int64_t> ax
 Tensor scan(Reduction op, const Tensor& x, std::int64_t axis, Engine& engine, SourceLocation where);
 // softmax / log_softmax.
 Tensor axis_op(AxisOp op, const Tensor& x, std::int64_t axis, Engine& engine, SourceLocation where);
+// The FFT primitive: `x` has the spec's input dtype and extents (fft_detail::lower gets it there).
+Tensor fft_transform(const Tensor& x, const fft_detail::Spec& spec, Engine& engine, SourceLocation where);
 
 }  // namespace tensora::direct

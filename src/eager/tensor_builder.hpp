@@ -71,6 +71,9 @@ struct TensorBuilder {
     return x.diagonal(offset, a1, a2);
   }
   Tensor embed_diag(const Tensor& x, std::int64_t offset) { return x.embed_diag(offset, e); }
+  Tensor fft(const Tensor& x, const fft_detail::Spec& spec) {
+    return direct::fft_transform(x, spec, e, SourceLocation::current());
+  }
 };
 
 }  // namespace tensora::eager_detail

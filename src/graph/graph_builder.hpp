@@ -57,6 +57,7 @@ struct GraphBuilder {
     return x.diagonal(offset, a1, a2, where);
   }
   T embed_diag(const T& x, std::int64_t offset) { return x.embed_diag(offset, where); }
+  T fft(const T& x, const fft_detail::Spec& spec) { return fft_node(x, spec, where); }
 };
 
 template <class R>

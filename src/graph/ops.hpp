@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/node.hpp"
+#include "ops/fft_spec.hpp"
 
 namespace tensora::graph_detail {
 
@@ -46,6 +47,8 @@ TracedTensor dot_general_node(const TracedTensor& lhs, const TracedTensor& rhs, 
 TracedTensor einsum_labels(std::vector<Labels> inputs, Labels output, std::vector<TracedTensor> operands,
                            Loc where);
 TracedTensor sum_node(const TracedTensor& x, Axes axes, bool keepdims, Loc where);
+// The FFT primitive (x already has the spec's input dtype and extents).
+TracedTensor fft_node(const TracedTensor& x, const fft_detail::Spec& spec, Loc where);
 
 // Text helpers for node attributes.
 std::string axes_text(const std::vector<std::int64_t>& v);

@@ -32,4 +32,7 @@ void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const 
 
 void run_fused(const backend::FusedProgram& program, std::span<const Tensor> inputs, const Tensor& out);
 
+// The direct O(n^2) sum per line, in long double, one axis after another.
+void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in);
+
 }  // namespace tensora::reference

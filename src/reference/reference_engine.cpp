@@ -54,6 +54,9 @@ class ReferenceBackend final : public backend::Backend {
                  Engine&) override {
     reference::run_fused(program, inputs, out);
   }
+  void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine&) override {
+    reference::fft(spec, out, in);
+  }
 };
 
 }  // namespace

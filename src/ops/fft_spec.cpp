@@ -1,0 +1,222 @@
+#include "ops/fft_spec.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/checks.hpp"
+
+namespace tensora::fft_detail {
+
+namespace {
+
+using fft::Norm;
+
+const char* const kConvertHint = "convert to F32 or F64 (complex: C64 or C128) first, e.g. x.convert(DType::F32, e)";
+
+void check_dtype(Transform t, std::string_view op, DType dtype, SourceLocation where) {
+  if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::C64 && dtype != DType::C128)
+    check::fail_unsupported_dtype(op, dtype, std::string("transforms take F32, F64, C64 or C128; ") + kConvertHint,
+                                  where);
+  if ((t == Transform::Rfft || t == Transform::Ihfft) && is_complex(dtype))
+    check::fail_unsupported_dtype(op, dtype,
+                                  std::string(op) + " takes a real input; use fft for a complex one, or take real() "
+                                                    "first",
+                                  where);
+}
+
+Kind kind_of(Transform t) {
+  switch (t) {
+    case Transform::Fft: return Kind::Forward;
+    case Transform::Ifft: return Kind::Inverse;
+    case Transform::Rfft:
+    case Transform::Ihfft: return Kind::RealToComplex;
+    case Transform::Irfft:
+    case Transform::Hfft: return Kind::ComplexToReal;
+  }
+  return Kind::Forward;
+}
+
+// numpy.fft's norms; hfft and ihfft are irfft / rfft with the direction swapped, so hfft
+// scales as a forward transform and ihfft as an inverse one.
+double scale_of(Transform t, Norm norm, double points) {
+  const bool forward = t == Transform::Fft || t == Transform::Rfft || t == Transform::Hfft;
+  switch (norm) {
+    case Norm::Backward: return forward ? 1.0 : 1.0 / points;
+    case Norm::Ortho: return 1.0 / std::sqrt(points);
+    case Norm::Forward: return forward ? 1.0 / points : 1.0;
+  }
+  return 1.0;
+}
+
+// The signal length along an axis with m input points when the caller gave none.
+std::int64_t default_length(std::string_view op, Transform t, bool last, std::int64_t m, std::int64_t axis,
+                            SourceLocation where) {
+  const bool half = last && (t == Transform::Irfft || t == Transform::Hfft);
+  const std::int64_t n = half ? 2 * (m - 1) : m;
+  if (n < 1)
+    check::fail_invalid(op,
+                        half ? "axis " + std::to_string(axis) + " has " + std::to_string(m) +
+                                   " points, which give 2 * (m - 1) = " + std::to_string(n) +
+                                   " output points; pass the output length n"
+                             : "axis " + std::to_string(axis) + " has no points; pass a length n >= 1 to zero-pad",
+                        "n", where);
+  return n;
+}
+
+void check_length(std::string_view op, std::int64_t n, const char* argument, SourceLocation where) {
+  if (n < 1)
+    check::fail_invalid(op, std::string("the signal length must be at least 1, got ") + std::to_string(n), argument,
+                        where);
+}
+
+Spec finish(Transform t, DType dtype, std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths, Norm norm,
+            std::string_view op, const Shape& shape, SourceLocation where) {
+  Spec spec;
+  spec.kind = kind_of(t);
+  spec.axes = std::move(axes);
+  spec.lengths = std::move(lengths);
+  double points = 1;
+  for (const std::int64_t n : spec.lengths) points *= static_cast<double>(n);
+  spec.scale = scale_of(t, norm, points);
+  spec.conj_input = t == Transform::Hfft;
+  spec.conj_output = t == Transform::Ihfft;
+  spec.input_dtype = spec.kind == Kind::RealToComplex ? dtype : complex_dtype(dtype);
+  spec.output_dtype = spec.kind == Kind::ComplexToReal ? real_dtype(spec.input_dtype) : complex_dtype(dtype);
+  Shape resized = shape;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) resized[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
+  check::valid_shape(op, resized, where);
+  check::valid_shape(op, output_shape(spec, resized), where);
+  return spec;
+}
+
+}  // namespace
+
+std::int64_t input_extent(const Spec& spec, std::size_t i) {
+  const bool last = i + 1 == spec.axes.size();
+  return spec.kind == Kind::ComplexToReal && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
+}
+
+Shape output_shape(const Spec& spec, const Shape& shape) {
+  Shape out = shape;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const bool last = i + 1 == spec.axes.size();
+    out[static_cast<std::size_t>(spec.axes[i])] =
+        spec.kind == Kind::RealToComplex && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
+  }
+  return out;
+}
+
+Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftOptions& options,
+             SourceLocation where) {
+  const std::int64_t axis = check::axis(op, options.axis, static_cast<std::int64_t>(shape.size()), where);
+  check_dtype(t, op, dtype, where);
+  const std::int64_t m = shape[static_cast<std::size_t>(axis)];
+  std::int64_t n = 0;
+  if (options.n) {
+    n = *options.n;
+    check_length(op, n, "n", where);
+  } else {
+    n = default_length(op, t, true, m, axis, where);
+  }
+  return finish(t, dtype, {axis}, {n}, options.norm, op, shape, where);
+}
+
+Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftnOptions& options,
+             Form form, SourceLocation where) {
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> axes;
+  if (!options.axes.empty()) {
+    for (const std::int64_t a : options.axes) {
+      const std::int64_t axis = check::axis(op, a, rank, where);
+      if (std::find(axes.begin(), axes.end(), axis) != axes.end())
+        check::fail_invalid(op, "axis " + std::to_string(a) + " is repeated in axes; each axis is transformed once",
+                            "axes", where);
+      axes.push_back(axis);
+    }
+  } else {
+    const std::int64_t count = options.s ? static_cast<std::int64_t>(options.s->size())
+                               : form == Form::Two ? 2
+                                                   : rank;
+    if (count > rank || count == 0)
+      check::fail_invalid(op,
+                          "needs " + std::to_string(std::max<std::int64_t>(count, 1)) + " axes, the input has " +
+                              std::to_string(rank),
+                          options.s ? "s" : "axes", where);
+    for (std::int64_t a = rank - count; a < rank; ++a) axes.push_back(a);
+  }
+  check_dtype(t, op, dtype, where);
+  if (options.s && options.s->size() != axes.size())
+    check::fail_invalid(op,
+                        "s has " + std::to_string(options.s->size()) + " lengths for " + std::to_string(axes.size()) +
+                            " axes; give one length per axis",
+                        "s", where);
+  std::vector<std::int64_t> lengths;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (options.s) {
+      lengths.push_back((*options.s)[i]);
+      check_length(op, lengths.back(), "s", where);
+    } else {
+      lengths.push_back(default_length(op, t, i + 1 == axes.size(), shape[static_cast<std::size_t>(axes[i])], axes[i],
+                                       where));
+    }
+  }
+  return finish(t, dtype, std::move(axes), std::move(lengths), options.norm, op, shape, where);
+}
+
+void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLocation where) {
+  constexpr std::string_view op = "fft";
+  if (dtype != spec.input_dtype) check::fail_dtype_mismatch(op, spec.input_dtype, dtype, where);
+  Shape want = shape;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const std::int64_t axis = check::axis(op, spec.axes[i], static_cast<std::int64_t>(shape.size()), where);
+    want[static_cast<std::size_t>(axis)] = input_extent(spec, i);
+  }
+  if (want != shape) check::fail_shape(op, "the input does not have the transform's extents", want, shape, where);
+}
+
+Spec adjoint(const Spec& spec) {
+  Spec a = spec;
+  a.conj_input = a.conj_output = false;
+  switch (spec.kind) {
+    case Kind::Forward: a.kind = Kind::Inverse; break;
+    case Kind::Inverse: a.kind = Kind::Forward; break;
+    case Kind::RealToComplex: a.kind = Kind::ComplexToReal; break;
+    case Kind::ComplexToReal: a.kind = Kind::RealToComplex; break;
+  }
+  a.input_dtype = spec.output_dtype;
+  a.output_dtype = spec.input_dtype;
+  return a;
+}
+
+DType promoted_input(DType dtype, DType default_float) {
+  if (dtype == DType::F32 || dtype == DType::F64 || dtype == DType::C64 || dtype == DType::C128) return dtype;
+  return default_float;
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, const Shape& shape,
+                                                          const std::vector<std::int64_t>& axes, bool inverse,
+                                                          SourceLocation where) {
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> list;
+  if (axes.empty()) {
+    for (std::int64_t a = 0; a < rank; ++a) list.push_back(a);
+  } else {
+    for (const std::int64_t a : axes) {
+      const std::int64_t axis = check::axis(op, a, rank, where);
+      if (std::find(list.begin(), list.end(), axis) != list.end())
+        check::fail_invalid(op, "axis " + std::to_string(a) + " is repeated in axes", "axes", where);
+      list.push_back(axis);
+    }
+  }
+  // The result is concat(x[split:], x[:split]) along each axis: fftshift rolls by n/2 (split
+  // n - n/2), ifftshift back (split n/2).
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (const std::int64_t a : list) {
+    const std::int64_t n = shape[static_cast<std::size_t>(a)];
+    out.emplace_back(a, inverse ? n / 2 : n - n / 2);
+  }
+  return out;
+}
+
+}  // namespace tensora::fft_detail

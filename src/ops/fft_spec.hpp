@@ -1,0 +1,101 @@
+// What one public FFT call computes, resolved from its arguments and the input's shape and
+// dtype before any buffer is touched, so the three front doors validate alike and lower to the
+// same primitive: (optional conj) -> crop / zero-pad -> one unnormalized multi-axis transform
+// with a real scale -> (optional conj). docs/fft.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tensora/dtype.hpp"
+#include "tensora/error.hpp"
+#include "tensora/fft.hpp"
+#include "tensora/shape.hpp"
+
+namespace tensora::fft_detail {
+
+// The primitive's kinds, unnormalized, over `axes`:
+//   Forward / Inverse  complex -> complex, exp(-/+ 2 pi i jk/n) along every axis;
+//   RealToComplex      real -> complex: the last axis keeps n/2 + 1 outputs, the others are
+//                      Forward transforms;
+//   ComplexToReal      complex -> real: Inverse along all but the last axis, then the inverse of
+//                      the Hermitian extension along the last (input n/2 + 1 points, output n).
+enum class Kind : std::uint8_t { Forward, Inverse, RealToComplex, ComplexToReal };
+
+// The public transforms; the 2-D and n-D forms are the same four over several axes.
+enum class Transform : std::uint8_t { Fft, Ifft, Rfft, Irfft, Hfft, Ihfft };
+// A row's form in TENSORA_FFT_TRANSFORMS: one axis, the last two by default, or every axis.
+enum class Form : std::uint8_t { One, Two, N };
+
+struct Spec {
+  Kind kind;
+  std::vector<std::int64_t> axes;     // normalized, distinct, as given
+  std::vector<std::int64_t> lengths;  // the signal length along each axis
+  double scale = 1.0;                 // applied to the transform's result
+  bool conj_input = false;            // hfft: transform conj(x)
+  bool conj_output = false;           // ihfft: return conj of the transform
+  DType input_dtype;                  // the primitive's input: complex, or real for RealToComplex
+  DType output_dtype;
+};
+
+// The extent the primitive's input has along axes[i] (the caller crops or pads to it).
+std::int64_t input_extent(const Spec& spec, std::size_t i);
+// The primitive's output shape for an input of shape `shape`.
+Shape output_shape(const Spec& spec, const Shape& shape);
+
+// One axis (options.n, options.axis).
+Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftOptions& options,
+             SourceLocation where);
+// Several axes (Form::Two or Form::N: the axes taken when neither axes nor s are given).
+Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftnOptions& options,
+             Form form, SourceLocation where);
+
+// The primitive's own checks (also run by the direct primitive): dtype and extents agree with
+// the spec. Used by backends' callers, never by kernels.
+void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLocation where);
+
+// The primitive whose result is the adjoint (conjugate transpose, as a real-linear map) of
+// `spec`'s up to the Hermitian weights of the real axis (ad/fft_rules.hpp): Forward <->
+// Inverse, RealToComplex <-> ComplexToReal, same axes, lengths and scale.
+Spec adjoint(const Spec& spec);
+
+// The dtype the eager and traced front doors promote an input to before resolve: integers,
+// Bool, F16 and BF16 become `default_float` (the device's default float); others stay.
+DType promoted_input(DType dtype, DType default_float);
+
+// fftshift (inverse = false) / ifftshift: the roll per axis (normalized axes; every axis when
+// `axes` is empty).
+std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, const Shape& shape,
+                                                          const std::vector<std::int64_t>& axes, bool inverse,
+                                                          SourceLocation where);
+
+// Lowers one resolved call over `b`, the ops of a front door (direct, eager or traced), so each
+// runs the same steps: convert a real input to complex where the transform wants complex,
+// conj (hfft), crop (a view) and zero-pad to the input extents, the primitive, conj (ihfft).
+// B provides shape(V), dtype(V), convert(V, DType), conj(V), slice(V, axis, stop),
+// pad(V, widths) and transform(V, Spec).
+template <class B, class V>
+V lower(B& b, V x, const Spec& spec) {
+  if (b.dtype(x) != spec.input_dtype) x = b.convert(x, spec.input_dtype);
+  if (spec.conj_input) x = b.conj(x);
+  const Shape shape = b.shape(x);
+  std::vector<std::pair<std::int64_t, std::int64_t>> widths(shape.size(), {0, 0});
+  bool padded = false;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const auto axis = static_cast<std::size_t>(spec.axes[i]);
+    const std::int64_t want = input_extent(spec, i);
+    if (shape[axis] > want) x = b.slice(x, spec.axes[i], want);
+    if (shape[axis] < want) {
+      widths[axis].second = want - shape[axis];
+      padded = true;
+    }
+  }
+  if (padded) x = b.pad(x, widths);
+  V y = b.transform(x, spec);
+  if (spec.conj_output) y = b.conj(y);
+  return y;
+}
+
+}  // namespace tensora::fft_detail
