@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <complex>
-#include <vector>
+#include <memory>
 
 #include "cpu/fft_provider.hpp"
 
@@ -14,6 +14,33 @@ using fft_detail::Kind;
 
 // Lines of one pass per parallel task: about this many points.
 constexpr std::int64_t kPointsPerTask = 1 << 15;
+
+// Multiplies `count` values (reals or complex) at `p`, `stride` elements apart, by `scale`.
+template <class T>
+void scale_line(void* p, std::int64_t stride, std::int64_t count, bool real, T scale) {
+  if (real) {
+    T* r = static_cast<T*>(p);
+    for (std::int64_t j = 0; j < count; ++j) r[j * stride] *= scale;
+  } else {
+    auto* c = static_cast<std::complex<T>*>(p);
+    for (std::int64_t j = 0; j < count; ++j) c[j * stride] = {c[j * stride].real() * scale, c[j * stride].imag() * scale};
+  }
+}
+
+// Lines per tile on a strided axis.
+constexpr std::int64_t kBlock = 8;
+
+// tile[b * len + j] = line b's element j (lines start at `lines[b]`, elements `stride` apart).
+template <class E>
+void gather(const char* const* lines, std::int64_t count, std::int64_t stride, std::int64_t len, E* tile) {
+  for (std::int64_t j = 0; j < len; ++j)
+    for (std::int64_t b = 0; b < count; ++b) tile[b * len + j] = reinterpret_cast<const E*>(lines[b])[j * stride];
+}
+template <class E>
+void scatter(const E* tile, char* const* lines, std::int64_t count, std::int64_t stride, std::int64_t len) {
+  for (std::int64_t j = 0; j < len; ++j)
+    for (std::int64_t b = 0; b < count; ++b) reinterpret_cast<E*>(lines[b])[j * stride] = tile[b * len + j];
+}
 
 // One pass: a 1-D transform of every line of `src` along `axis` into the same line of `dst`
 // (src may be dst: each line is read whole before it is written), times `scale`.
@@ -34,33 +61,55 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   const Strides& ss = src.strides();
   const Strides& ds = dst.strides();
   const std::int64_t grain = std::max<std::int64_t>(1, kPointsPerTask / std::max<std::int64_t>(n, 1));
+  // Column-major unravel of a line index over every axis but `axis`: the line's first element.
+  auto line_at = [&](std::int64_t l, const char*& s, char*& d) {
+    s = src_base;
+    d = dst_base;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      if (k == ax) continue;
+      const std::int64_t at = l % shape[k];
+      l /= shape[k];
+      s += at * ss[k] * static_cast<std::int64_t>(in_size);
+      d += at * ds[k] * static_cast<std::int64_t>(out_size);
+    }
+  };
+  const std::int64_t in_len = src.shape()[ax];
+  // Lines along a strided axis are copied kBlock at a time through tiles (neighbouring lines
+  // share cache lines, so each one read serves kBlock lines: a blocked transpose); unit-stride
+  // lines are read in place and written directly, except in an in-place pass (plans read and
+  // write separate arrays). Copies change no value, so every path gives the same bits.
+  const bool tiled = ss[ax] != 1 || ds[ax] != 1 || src.element_ptr() == dst.element_ptr();
   auto body = [&](std::int64_t begin, std::int64_t end) {
-    std::vector<T> scratch(plan->scratch_size());
-    std::vector<C> line(static_cast<std::size_t>(out_len));
-    for (std::int64_t l = begin; l < end; ++l) {
-      // Column-major unravel of the line index over every axis but `axis`.
-      std::int64_t rest = l;
-      const char* s = src_base;
-      char* d = dst_base;
-      for (std::size_t k = 0; k < shape.size(); ++k) {
-        if (k == ax) continue;
-        const std::int64_t at = rest % shape[k];
-        rest /= shape[k];
-        s += at * ss[k] * static_cast<std::int64_t>(in_size);
-        d += at * ds[k] * static_cast<std::int64_t>(out_size);
+    std::unique_ptr<T[]> scratch(new T[plan->scratch_size()]);  // uninitialized: plans overwrite it
+    if (!tiled) {
+      for (std::int64_t l = begin; l < end; ++l) {
+        const char* s = nullptr;
+        char* d = nullptr;
+        line_at(l, s, d);
+        plan->execute(s, 1, d, 1, scratch.get());
+        if (scale != T(1)) scale_line<T>(d, 1, out_len, real_out, scale);
       }
-      plan->execute(s, ss[ax], line.data(), 1, scratch.data());
-      if (real_out) {
-        const T* r = reinterpret_cast<const T*>(line.data());
-        T* o = reinterpret_cast<T*>(d);
-        for (std::int64_t j = 0; j < out_len; ++j) o[j * ds[ax]] = scale == T(1) ? r[j] : r[j] * scale;
-      } else {
-        C* o = reinterpret_cast<C*>(d);
-        for (std::int64_t j = 0; j < out_len; ++j) {
-          const C v = line[static_cast<std::size_t>(j)];
-          o[j * ds[ax]] = scale == T(1) ? v : C(v.real() * scale, v.imag() * scale);
-        }
+      return;
+    }
+    std::unique_ptr<C[]> in_tile(new C[static_cast<std::size_t>(kBlock * in_len)]);
+    std::unique_ptr<C[]> out_tile(new C[static_cast<std::size_t>(kBlock * out_len)]);
+    const char* s[kBlock];
+    char* d[kBlock];
+    for (std::int64_t l0 = begin; l0 < end; l0 += kBlock) {
+      const std::int64_t count = std::min<std::int64_t>(kBlock, end - l0);
+      for (std::int64_t b = 0; b < count; ++b) line_at(l0 + b, s[b], d[b]);
+      if (real_in) gather<T>(s, count, ss[ax], in_len, reinterpret_cast<T*>(in_tile.get()));
+      else gather<C>(s, count, ss[ax], in_len, in_tile.get());
+      for (std::int64_t b = 0; b < count; ++b) {
+        const void* x = real_in ? static_cast<const void*>(reinterpret_cast<const T*>(in_tile.get()) + b * in_len)
+                                : in_tile.get() + b * in_len;
+        void* y = real_out ? static_cast<void*>(reinterpret_cast<T*>(out_tile.get()) + b * out_len)
+                           : out_tile.get() + b * out_len;
+        plan->execute(x, 1, y, 1, scratch.get());
+        if (scale != T(1)) scale_line<T>(y, 1, out_len, real_out, scale);
       }
+      if (real_out) scatter<T>(reinterpret_cast<const T*>(out_tile.get()), d, count, ds[ax], out_len);
+      else scatter<C>(out_tile.get(), d, count, ds[ax], out_len);
     }
   };
   if (lines <= grain) body(0, lines);

@@ -30,6 +30,7 @@ struct Api {
   void (*destroy)(plan_t) = nullptr;
   void* (*malloc_)(std::size_t) = nullptr;
   void (*free_)(void*) = nullptr;
+  int (*alignment_of)(T*) = nullptr;
   const char* version = nullptr;
   bool ok = false;
 };
@@ -56,9 +57,10 @@ const Api<T>& api() {
     bind(h, a.destroy, p + "destroy_plan");
     bind(h, a.malloc_, p + "malloc");
     bind(h, a.free_, p + "free");
+    bind(h, a.alignment_of, p + "alignment_of");
     if (auto* v = reinterpret_cast<const char*>(::dlsym(h, (p + "version").c_str()))) a.version = v;
     a.ok = a.dft_1d && a.r2c_1d && a.c2r_1d && a.execute_dft && a.execute_r2c && a.execute_c2r && a.destroy &&
-           a.malloc_ && a.free_;
+           a.malloc_ && a.free_ && a.alignment_of;
     return a;
   }();
   return a;
@@ -101,30 +103,34 @@ class FftwPlan final : public Plan<T> {
     char* obuf = base + out_offset(n_);
     const Api<T>& a = api<T>();
     const std::int64_t m = n_ / 2 + 1;
+    // Unit-stride lines with the planning arrays' alignment run in place of the copies (FFTW's
+    // new-array execute wants both); c2r may overwrite its input, so it always gets a copy.
+    const bool in_direct = in_stride == 1 && kind_ != Kind::ComplexToReal && planned_alignment(in);
+    const bool out_direct = out_stride == 1 && planned_alignment(out);
     switch (kind_) {
       case Kind::Forward:
       case Kind::Inverse: {
-        C* x = reinterpret_cast<C*>(base);
-        C* y = reinterpret_cast<C*>(obuf);
-        gather(static_cast<const C*>(in), in_stride, x, n_);
+        C* x = in_direct ? static_cast<C*>(const_cast<void*>(in)) : reinterpret_cast<C*>(base);
+        C* y = out_direct ? static_cast<C*>(out) : reinterpret_cast<C*>(obuf);
+        if (!in_direct) gather(static_cast<const C*>(in), in_stride, x, n_);
         a.execute_dft(plan_, x, y);
-        scatter(y, static_cast<C*>(out), out_stride, n_);
+        if (!out_direct) scatter(y, static_cast<C*>(out), out_stride, n_);
         return;
       }
       case Kind::RealToComplex: {
-        T* x = reinterpret_cast<T*>(base);
-        C* y = reinterpret_cast<C*>(obuf);
-        gather(static_cast<const T*>(in), in_stride, x, n_);
+        T* x = in_direct ? static_cast<T*>(const_cast<void*>(in)) : reinterpret_cast<T*>(base);
+        C* y = out_direct ? static_cast<C*>(out) : reinterpret_cast<C*>(obuf);
+        if (!in_direct) gather(static_cast<const T*>(in), in_stride, x, n_);
         a.execute_r2c(plan_, x, y);
-        scatter(y, static_cast<C*>(out), out_stride, m);
+        if (!out_direct) scatter(y, static_cast<C*>(out), out_stride, m);
         return;
       }
-      case Kind::ComplexToReal: {  // FFTW's c2r may overwrite its input: it gets the copy
+      case Kind::ComplexToReal: {
         C* x = reinterpret_cast<C*>(base);
-        T* y = reinterpret_cast<T*>(obuf);
+        T* y = out_direct ? static_cast<T*>(out) : reinterpret_cast<T*>(obuf);
         gather(static_cast<const C*>(in), in_stride, x, m);
         a.execute_c2r(plan_, x, y);
-        scatter(y, static_cast<T*>(out), out_stride, n_);
+        if (!out_direct) scatter(y, static_cast<T*>(out), out_stride, n_);
         return;
       }
     }
@@ -142,6 +148,12 @@ class FftwPlan final : public Plan<T> {
     if (stride == 1) std::memcpy(dst, src, static_cast<std::size_t>(count) * sizeof(E));
     else
       for (std::int64_t i = 0; i < count; ++i) dst[i * stride] = src[i];
+  }
+
+  // FFTW's plans are made on its malloc's arrays (alignment_of 0); an array with another
+  // alignment must go through the aligned scratch.
+  static bool planned_alignment(const void* p) {
+    return api<T>().alignment_of(static_cast<T*>(const_cast<void*>(p))) == 0;
   }
 
   std::int64_t n_;
