@@ -15,15 +15,6 @@ using fft_detail::Spec;
 using fft_detail::Transform;
 using Loc = SourceLocation;
 
-EagerSession& session(std::string_view op, Loc where) {
-  EagerSession* s = EagerSession::active();
-  if (s == nullptr)
-    throw Error(ErrorKind::InvalidArgument, std::string(op),
-                "eager transforms need an active session: call them inside with_eager_session",
-                InvalidArgument{"session"}, where);
-  return *s;
-}
-
 struct EagerOps {
   EagerSession& s;
   Loc where;
@@ -49,7 +40,7 @@ struct Prepared {
   EagerTensor x;
 };
 Prepared prepare(std::string_view op, const EagerTensor& x, Loc where) {
-  EagerSession& s = session(op, where);
+  EagerSession& s = active_session(op, where);
   check_inputs(op, s.engine(), {&x}, where);
   const DType target = fft_detail::promoted_input(x.dtype(), s.engine().device().settings().float_dtype);
   return {s, convert_to(x, target, s.engine(), where)};
@@ -71,7 +62,7 @@ EagerTensor apply(Transform t, const char* op, fft_detail::Form form, const Eage
 
 EagerTensor shift(const char* op, const EagerTensor& x, const std::vector<std::int64_t>& axes, bool inverse,
                   Loc where) {
-  EagerSession& s = session(op, where);
+  EagerSession& s = active_session(op, where);
   check_inputs(op, s.engine(), {&x}, where);
   EagerTensor y = x;
   for (const auto& [axis, split] : fft_detail::shifts(op, x.shape(), axes, inverse, where)) {

@@ -12,6 +12,17 @@ namespace tensora::eager_detail {
 
 using namespace frontdoor;  // NOLINT: the promotion plan is this layer's base
 
+// The thread's active session, for the forms that take no session argument (EagerTensor's
+// methods, the fft:: functions); InvalidArgument outside with_eager_session.
+inline EagerSession& active_session(std::string_view op, SourceLocation where) {
+  EagerSession* s = EagerSession::active();
+  if (s == nullptr)
+    throw Error(ErrorKind::InvalidArgument, std::string(op),
+                "eager tensor methods need an active session: use them inside with_eager_session",
+                InvalidArgument{"session"}, where);
+  return *s;
+}
+
 // Every input is defined and lives on the engine's device (checked before any convert).
 inline void check_inputs(std::string_view op, Engine& e,
                          std::initializer_list<const EagerTensor*> xs, SourceLocation where) {

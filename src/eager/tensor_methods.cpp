@@ -1,19 +1,13 @@
 // EagerTensor's methods: each runs the session op of the same name on the thread's active
 // session, so x.exp() inside with_eager_session is s.exp(x).
 #include "core/checks.hpp"
+#include "eager/session_support.hpp"
 #include "tensora/eager.hpp"
 
 namespace tensora {
 
 namespace {
-EagerSession& session(std::string_view op, SourceLocation where) {
-  EagerSession* s = EagerSession::active();
-  if (s == nullptr)
-    throw Error(ErrorKind::InvalidArgument, std::string(op),
-                "eager tensor methods need an active session: use them inside with_eager_session",
-                InvalidArgument{"session"}, where);
-  return *s;
-}
+EagerSession& session(std::string_view op, SourceLocation where) { return eager_detail::active_session(op, where); }
 }  // namespace
 
 using T = EagerTensor;
