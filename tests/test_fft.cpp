@@ -327,6 +327,9 @@ TEST(FftValues, FrequenciesAndShifts) {
   // ifftshift undoes fftshift on every axis; one axis only.
   const Tensor m = random({3, 4}, DType::F64, 15);
   EXPECT_TRUE(same_bits(fft::ifftshift(fft::fftshift(m, serial()), serial()), m));
+  // Extent-1 axes do not move: a fresh copy with the same values.
+  const Tensor single = random({1, 1}, DType::C64, 22);
+  EXPECT_TRUE(same_bits(fft::fftshift(single, serial()), single));
   const Tensor s1 = fft::fftshift(m, {1}, serial());
   EXPECT_TRUE(same_bits(s1.slice(1, 0, 2), m.slice(1, 2, 4)));
 }

@@ -155,9 +155,7 @@ class BlisProvider final : public BlasProvider {
     set_nt_(threads_);
   }
   int threads() const override { return threads_; }
-  bool has_large_path() const override {
-    return runtime_from_global_ != nullptr && version_.rfind("0.9", 0) == 0;
-  }
+  bool has_large_path() const override { return large_path_; }
 
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
@@ -191,6 +189,7 @@ class BlisProvider final : public BlasProvider {
         arch_query_(symbol<int (*)()>(h, "bli_arch_query_id")),
         arch_string_(symbol<const char* (*)(int)>(h, "bli_arch_string")) {
     if (auto v = symbol<const char* (*)()>(h, "bli_info_get_version_str")) version_ = v();
+    large_path_ = runtime_from_global_ != nullptr && version_.rfind("0.9", 0) == 0;  // the mirrored rntm_t
   }
 
   template <class T>
@@ -200,15 +199,14 @@ class BlisProvider final : public BlasProvider {
     if (m <= 0 || n <= 0) return;
     const long rsa = ta == BlasOp::N ? 1 : lda, csa = ta == BlasOp::N ? lda : 1;
     const long rsb = tb == BlasOp::N ? 1 : ldb, csb = tb == BlasOp::N ? ldb : 1;
-    if (path == BlasPath::Large && has_large_path()) {
-      // The process's settings (threads: 1) with the small-matrix ("sup") handling off.
-      Blis09Runtime runtime;
+    // Large: the process's settings (threads: 1) with the small-matrix ("sup") handling off.
+    Blis09Runtime runtime;
+    const bool large = path == BlasPath::Large && large_path_;
+    if (large) {
       runtime_from_global_(&runtime);
       runtime.l3_sup = false;
-      f(0, 0, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, 1, ldc, nullptr, &runtime);
-      return;
     }
-    f(0, 0, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, 1, ldc, nullptr, nullptr);
+    f(0, 0, m, n, k, &alpha, a, rsa, csa, b, rsb, csb, &beta, c, 1, ldc, nullptr, large ? &runtime : nullptr);
   }
 
   BliGemm<float> sgemm_;
@@ -220,6 +218,7 @@ class BlisProvider final : public BlasProvider {
   int (*arch_query_)();
   const char* (*arch_string_)(int);
   std::string version_ = "?";
+  bool large_path_ = false;
   std::string arch_;
   int threads_ = 1;
 };

@@ -24,7 +24,10 @@ struct DirectOps {
   DType dtype(const Tensor& x) const { return x.dtype(); }
   Tensor convert(const Tensor& x, DType d) { return x.convert(d, e, where); }
   Tensor conj(const Tensor& x) { return x.conj(e, where); }
-  Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t stop) { return x.slice(axis, 0, stop, 1, where); }
+  Tensor slice(const Tensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop) {
+    return x.slice(axis, start, stop, 1, where);
+  }
+  Tensor concat(std::vector<Tensor> xs, std::int64_t axis) { return tensora::concat(std::move(xs), axis, e, where); }
   Tensor pad(const Tensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& w) { return x.pad(w, e, where); }
   Tensor transform(const Tensor& x, const Spec& spec) { return direct::fft_transform(x, spec, e, where); }
 };
@@ -49,19 +52,15 @@ Tensor apply(Transform t, const char* op, fft_detail::Form form, const Tensor& x
 Tensor shift(const char* op, const Tensor& x, const std::vector<std::int64_t>& axes, bool inverse, Engine& e,
              Loc where) {
   validate::operands(op, e, {&x}, where);
-  Tensor y = x;
-  bool moved = false;
-  for (const auto& [axis, split] : fft_detail::shifts(op, x.shape(), axes, inverse, where)) {
-    if (split == 0 || split == y.shape()[static_cast<std::size_t>(axis)]) continue;
-    y = concat({y.slice(axis, split, std::nullopt, 1, where), y.slice(axis, 0, split, 1, where)}, axis, e, where);
-    moved = true;
-  }
-  return moved ? y : x.duplicate(where);  // a new tensor either way, as every direct op
+  const auto rolls = fft_detail::shifts(op, x.shape(), axes, inverse, where);
+  if (rolls.empty()) return x.duplicate(where);  // a new tensor either way, as every direct op
+  DirectOps ops{e, where};
+  return fft_detail::roll(ops, x, rolls);
 }
 
 Tensor frequencies(const char* op, std::int64_t n, double d, TensorOptions options, bool real, Loc where) {
   if (n < 1) check::fail_invalid(op, "n must be at least 1, got " + std::to_string(n), "n", where);
-  if (!(d != 0) || !std::isfinite(d))
+  if (d == 0 || !std::isfinite(d))
     check::fail_invalid(op, "the sample spacing d must be finite and non-zero, got " + std::to_string(d), "d", where);
   const DType dtype = options.dtype.value_or(options.device.settings().float_dtype);
   if (!is_floating(dtype) || dtype == DType::F16 || dtype == DType::BF16)

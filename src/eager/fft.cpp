@@ -22,9 +22,10 @@ struct EagerOps {
   DType dtype(const EagerTensor& x) const { return x.dtype(); }
   EagerTensor convert(const EagerTensor& x, DType d) { return convert_to(x, d, s.engine(), where); }
   EagerTensor conj(const EagerTensor& x) { return s.conj(x, where); }
-  EagerTensor slice(const EagerTensor& x, std::int64_t axis, std::int64_t stop) {
-    return s.slice(x, axis, 0, stop, 1, where);
+  EagerTensor slice(const EagerTensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop) {
+    return s.slice(x, axis, start, stop, 1, where);
   }
+  EagerTensor concat(std::vector<EagerTensor> xs, std::int64_t axis) { return s.concat(std::move(xs), axis, where); }
   EagerTensor pad(const EagerTensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& w) {
     return s.pad(x, w, {}, where);
   }
@@ -64,12 +65,8 @@ EagerTensor shift(const char* op, const EagerTensor& x, const std::vector<std::i
                   Loc where) {
   EagerSession& s = active_session(op, where);
   check_inputs(op, s.engine(), {&x}, where);
-  EagerTensor y = x;
-  for (const auto& [axis, split] : fft_detail::shifts(op, x.shape(), axes, inverse, where)) {
-    if (split == 0 || split == y.shape()[static_cast<std::size_t>(axis)]) continue;
-    y = s.concat({s.slice(y, axis, split, std::nullopt, 1, where), s.slice(y, axis, 0, split, 1, where)}, axis, where);
-  }
-  return y;
+  EagerOps ops{s, where};
+  return fft_detail::roll(ops, x, fft_detail::shifts(op, x.shape(), axes, inverse, where));
 }
 
 }  // namespace

@@ -52,8 +52,11 @@ struct TracedOps {
   DType dtype(const TracedTensor& x) const { return x.dtype(); }
   TracedTensor convert(const TracedTensor& x, DType d) { return convert_to(x, d, where); }
   TracedTensor conj(const TracedTensor& x) { return unary_node(UnaryOp::Conj, x, where); }
-  TracedTensor slice(const TracedTensor& x, std::int64_t axis, std::int64_t stop) {
-    return x.slice(axis, 0, stop, 1, where);
+  TracedTensor slice(const TracedTensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop) {
+    return x.slice(axis, start, stop, 1, where);
+  }
+  TracedTensor concat(std::vector<TracedTensor> xs, std::int64_t axis) {
+    return tensora::concat(std::move(xs), axis, where);
   }
   TracedTensor pad(const TracedTensor& x, const std::vector<std::pair<std::int64_t, std::int64_t>>& w) {
     return x.pad(w, {}, where);
@@ -82,12 +85,8 @@ TracedTensor apply(Transform t, const char* op, fft_detail::Form form, const Tra
 TracedTensor shift(const char* op, const TracedTensor& x, const std::vector<std::int64_t>& axes, bool inverse,
                    Loc where) {
   check_operands(op, {&x}, where);
-  TracedTensor y = x;
-  for (const auto& [axis, split] : fft_detail::shifts(op, x.shape(), axes, inverse, where)) {
-    if (split == 0 || split == y.shape()[static_cast<std::size_t>(axis)]) continue;
-    y = concat({y.slice(axis, split, std::nullopt, 1, where), y.slice(axis, 0, split, 1, where)}, axis, where);
-  }
-  return y;
+  TracedOps ops{where};
+  return fft_detail::roll(ops, x, fft_detail::shifts(op, x.shape(), axes, inverse, where));
 }
 
 }  // namespace

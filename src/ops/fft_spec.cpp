@@ -209,12 +209,12 @@ std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, c
       list.push_back(axis);
     }
   }
-  // The result is concat(x[split:], x[:split]) along each axis: fftshift rolls by n/2 (split
-  // n - n/2), ifftshift back (split n/2).
+  // fftshift rolls by n/2 (split n - n/2), ifftshift back (split n/2).
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
   for (const std::int64_t a : list) {
     const std::int64_t n = shape[static_cast<std::size_t>(a)];
-    out.emplace_back(a, inverse ? n / 2 : n - n / 2);
+    const std::int64_t split = inverse ? n / 2 : n - n / 2;
+    if (split != 0 && split != n) out.emplace_back(a, split);
   }
   return out;
 }

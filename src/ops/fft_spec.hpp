@@ -65,8 +65,9 @@ Spec adjoint(const Spec& spec);
 // Bool, F16 and BF16 become `default_float` (the device's default float); others stay.
 DType promoted_input(DType dtype, DType default_float);
 
-// fftshift (inverse = false) / ifftshift: the roll per axis (normalized axes; every axis when
-// `axes` is empty).
+// fftshift (inverse = false) / ifftshift: (axis, split) for each axis the roll moves (normalized
+// axes; every axis when `axes` is empty), the result being concat(x[split:], x[:split]) along
+// each. Axes of extent 0 or 1 move nothing and are left out.
 std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, const Shape& shape,
                                                           const std::vector<std::int64_t>& axes, bool inverse,
                                                           SourceLocation where);
@@ -74,7 +75,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, c
 // Lowers one resolved call over `b`, the ops of a front door (direct, eager or traced), so each
 // runs the same steps: convert a real input to complex where the transform wants complex,
 // conj (hfft), crop (a view) and zero-pad to the input extents, the primitive, conj (ihfft).
-// B provides shape(V), dtype(V), convert(V, DType), conj(V), slice(V, axis, stop),
+// B provides shape(V), dtype(V), convert(V, DType), conj(V), slice(V, axis, start, stop),
 // pad(V, widths) and transform(V, Spec).
 template <class B, class V>
 V lower(B& b, V x, const Spec& spec) {
@@ -86,7 +87,7 @@ V lower(B& b, V x, const Spec& spec) {
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
     const auto axis = static_cast<std::size_t>(spec.axes[i]);
     const std::int64_t want = input_extent(spec, i);
-    if (shape[axis] > want) x = b.slice(x, spec.axes[i], want);
+    if (shape[axis] > want) x = b.slice(x, spec.axes[i], 0, want);
     if (shape[axis] < want) {
       widths[axis].second = want - shape[axis];
       padded = true;
@@ -96,6 +97,16 @@ V lower(B& b, V x, const Spec& spec) {
   V y = b.transform(x, spec);
   if (spec.conj_output) y = b.conj(y);
   return y;
+}
+
+// The rolls of `shifts(...)` over a front door's ops (slice(V, axis, start, stop), concat).
+template <class B, class V>
+V roll(B& b, V x, const std::vector<std::pair<std::int64_t, std::int64_t>>& shifts) {
+  for (const auto& [axis, split] : shifts) {
+    const std::int64_t n = b.shape(x)[static_cast<std::size_t>(axis)];
+    x = b.concat({b.slice(x, axis, split, n), b.slice(x, axis, 0, split)}, axis);
+  }
+  return x;
 }
 
 }  // namespace tensora::fft_detail
