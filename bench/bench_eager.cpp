@@ -4,10 +4,12 @@
 //
 // Rows: BM_<Case>/<lib>/f32/<shape>/<form>/threads:<n>
 //   Add4:       x + y on 4 elements; forms direct | eager-const | eager-grad | torch-nograd |
+//               (lib plain-loop: the heap-allocating hand loop, the per-op cost's floor)
 //   torch-grad Chain1000:  1000 tiny adds then backward; forms eager-fwd | eager-fwd+bwd |
 //   torch-fwd+bwd Mlp3:       3 dense layers (tanh) forward + backward; lib tensora | torch
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,18 @@ void add4_direct(benchmark::State& state) {
   auto& e = engine(1);
   const auto x = ta::Tensor::uniform({4}, 1, kF32), y = ta::Tensor::uniform({4}, 2, kF32);
   for (auto _ : state) benchmark::DoNotOptimize(x.add(y, e));
+}
+
+// The floor the per-op cost is measured against: a loop that heap-allocates its 4-float result.
+void add4_plain_loop(benchmark::State& state) {
+  const auto x = ta::Tensor::uniform({4}, 1, kF32), y = ta::Tensor::uniform({4}, 2, kF32);
+  const float* a = x.data<float>();
+  const float* b = y.data<float>();
+  for (auto _ : state) {
+    auto out = std::make_unique<float[]>(4);
+    for (int k = 0; k < 4; ++k) out[k] = a[k] + b[k];
+    benchmark::DoNotOptimize(out);
+  }
 }
 
 void add4_eager(benchmark::State& state, bool grad) {
@@ -146,6 +160,7 @@ const bool registered = [] {
   const auto ns = benchmark::kNanosecond, us = benchmark::kMicrosecond,
              ms = benchmark::kMillisecond;
   add(row("Add4", "tensora", "4", "direct", 1), add4_direct, ns);
+  add(row("Add4", "plain-loop", "4", "direct", 1), add4_plain_loop, ns);
   add(
       row("Add4", "tensora", "4", "eager-const", 1),
       [](benchmark::State& s) { add4_eager(s, false); }, ns);

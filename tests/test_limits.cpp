@@ -160,6 +160,12 @@ TEST(Limits, TheConfiguredLimitRefusesAllocationsPastIt) {
   EXPECT_EQ(d.device, "cpu:7");
   EXPECT_EQ(err.message(), "out of memory: cannot allocate 262144 bytes on cpu:7 (524288 bytes in use, the limit "
                            "set by set_memory_limit is 614400 bytes)");
+  // A tiny buffer (kept inside its Storage's block) is held to the same limit, in size classes.
+  tensora::set_memory_limit(dev, (512u << 10) + 32);
+  const Error tiny = expect_error([&] { (void)Tensor::ones({4}, opts); });
+  EXPECT_EQ(expect_out_of_memory(tiny).requested_bytes, 16u);
+  EXPECT_EQ(tiny.message(), "out of memory: cannot allocate 16 bytes on cpu:7 (524288 bytes in use, the limit "
+                            "set by set_memory_limit is 524320 bytes)");
   tensora::clear_memory_limit(dev);
   EXPECT_EQ(a.mul(b, e).to_vec<float>()[0], 2.0f);
 }

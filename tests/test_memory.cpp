@@ -83,10 +83,33 @@ TEST_F(Memory, ARequestOfAnotherSizeInTheSameSizeClassReusesTheCache) {
     EXPECT_EQ(stats().bytes_cached, base.bytes_cached);
   }
   EXPECT_EQ(stats().bytes_cached, one.bytes_cached);  // still one buffer
-  // Small sizes round to 64 bytes.
-  { const Tensor d = Tensor::zeros({100}, {dev, DType::U8}); }
+  // Small sizes round to 64 bytes (600 and 620 bytes share the 640-byte class).
+  { const Tensor d = Tensor::zeros({600}, {dev, DType::U8}); }
   const MemoryStats small = stats();
-  { const Tensor e = Tensor::zeros({120}, {dev, DType::U8}); EXPECT_LT(stats().bytes_cached, small.bytes_cached); }
+  { const Tensor e = Tensor::zeros({620}, {dev, DType::U8}); EXPECT_LT(stats().bytes_cached, small.bytes_cached); }
+}
+
+TEST_F(Memory, ATinyBufferLivesWithItsStorageAndIsCountedButNotCached) {
+  // Up to 512 bytes the buffer shares one heap block with its Storage (one allocation per
+  // tiny op): it counts in bytes_in_use like any other, is never cached, and stays aligned.
+  MemoryStats alive;
+  {
+    const Tensor t = f64(64);  // 512 bytes, the largest such buffer
+    const Tensor u = Tensor::zeros({3}, {dev, DType::U8});  // 3 bytes: the 64-byte class
+    alive = stats();
+    EXPECT_EQ(alive.bytes_in_use, base.bytes_in_use + 512 + 64);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.element_ptr()) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(u.element_ptr()) % 64, 0u);
+    EXPECT_EQ(t.to_vec<double>(), std::vector<double>(64, 0.0));
+    EXPECT_GE(alive.peak_bytes_in_use, alive.bytes_in_use);
+  }
+  const MemoryStats dead = stats();
+  EXPECT_EQ(dead.bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(dead.bytes_cached, base.bytes_cached);
+  EXPECT_EQ(dead.peak_bytes_in_use, alive.bytes_in_use);
+  // 513 bytes take the cached path again.
+  { const Tensor big = Tensor::zeros({513}, {dev, DType::U8}); }
+  EXPECT_EQ(stats().bytes_cached, base.bytes_cached + 576);
 }
 
 TEST_F(Memory, ViewsShareOneAllocation) {
@@ -132,11 +155,11 @@ TEST_F(Memory, CacheLimitCapsTheCache) {
   EXPECT_LE(stats().bytes_cached, 8192u);
   tensora::set_memory_cache_limit(dev, 0);
   EXPECT_EQ(stats().bytes_cached, 0u);
-  (void)f64(10);
+  (void)f64(100);
   EXPECT_EQ(stats().bytes_cached, 0u);
   // Raising it again lets buffers be cached.
   tensora::set_memory_cache_limit(dev, kDefaultLimit);
-  (void)f64(10);
+  (void)f64(100);
   EXPECT_GT(stats().bytes_cached, 0u);
 }
 

@@ -126,10 +126,12 @@ class Tensor {
   std::int64_t offset() const { return offset_; }      // in elements
   Device device() const { return device_; }
   std::int64_t rank() const { return static_cast<std::int64_t>(shape_.size()); }
-  std::int64_t numel() const { return tensora::numel(shape_); }
+  std::int64_t numel() const { return numel_; }
   std::int64_t dim(std::int64_t axis, Loc where = Loc::current()) const;
   // Dense in column-major (first index fastest) or row-major order; size-1 dims ignored.
-  bool is_contiguous(Layout layout = Layout::ColMajor) const;
+  bool is_contiguous(Layout layout = Layout::ColMajor) const {
+    return layout == Layout::ColMajor ? col_major_ : is_row_major();
+  }
   // True when both handles view the same storage.
   bool shares_storage_with(const Tensor& other) const { return storage_ != nullptr && storage_ == other.storage_; }
 
@@ -313,6 +315,10 @@ class Tensor {
   friend struct TensorInternals;
   Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
          DType dtype, Device device);
+  // A fresh column-major tensor whose element count the caller has computed (Tensor::empty).
+  struct FreshTag {};
+  Tensor(FreshTag, std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t numel,
+         DType dtype, Device device);
 
   // Creation from a raw buffer of `count` elements of `source_dtype` (the templates above and
   // from_floats / from_ints; a literal source may round where a typed one must be exact).
@@ -353,6 +359,7 @@ class Tensor {
   void check_single_element(Loc where) const;
   void check_contiguous_data(Loc where) const;
   Tensor with_view(Shape shape, Strides strides, std::int64_t offset) const;
+  bool is_row_major() const;
 
   std::shared_ptr<Storage> storage_;
   Shape shape_;
@@ -361,6 +368,10 @@ class Tensor {
   DType dtype_ = DType::F32;
   Device device_ = Device::cpu();
   bool meta_ = false;  // then storage_ is null
+  // Facts of shape_ and strides_ (set once in the constructor): every op asks for them, and
+  // tiny ops would otherwise spend a visible part of their time recomputing them.
+  std::int64_t numel_ = 1;
+  bool col_major_ = true;
 };
 
 // out = pred ? a : b with broadcasting; pred must be Bool, a and b one dtype.

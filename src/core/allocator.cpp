@@ -9,9 +9,9 @@
 
 namespace tensora {
 
-std::size_t CachingAllocator::size_class(std::size_t nbytes) {
-  constexpr std::size_t kSmall = 4096;
-  if (nbytes <= kSmall) return nbytes == 0 ? Storage::kAlignment : (nbytes + 63) / 64 * 64;
+static_assert(Storage::kAlignment == 64, "the small size classes are multiples of the alignment");
+
+std::size_t CachingAllocator::large_size_class(std::size_t nbytes) {
   // Four classes per doubling bounds the waste to 25%.
   const std::size_t top = std::bit_floor(nbytes);
   const std::size_t step = top / 4;
@@ -36,22 +36,36 @@ std::size_t CachingAllocator::class_bytes(std::size_t idx) {
   return (std::size_t{4096} << k) / 4 * m;
 }
 
+bool CachingAllocator::reserve_class(std::size_t cls) {
+  // Reserved before the system call, so concurrent requests cannot pass the limit together.
+  const std::size_t limit = limit_.load(std::memory_order_relaxed);
+  std::size_t used = in_use_.load(std::memory_order_relaxed);
+  do {
+    if (cls > limit || used > limit - cls) return false;
+  } while (!in_use_.compare_exchange_weak(used, used + cls, std::memory_order_relaxed));
+  const std::size_t now = used + cls;
+  std::size_t peak = peak_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  return true;
+}
+
+bool CachingAllocator::reserve(std::size_t nbytes) {
+  return nbytes <= kMaxBytes && reserve_class(size_class(nbytes));
+}
+
 void* CachingAllocator::allocate(std::size_t nbytes) {
   // No buffer is this large; refusing here also keeps the size-class arithmetic from wrapping.
   if (nbytes > kMaxBytes) return nullptr;
   const std::size_t cls = size_class(nbytes);
-  const std::size_t idx = class_index(nbytes);
+  if (!reserve_class(cls)) return nullptr;
   {
     std::lock_guard lock(mutex_);
-    if (cls > limit_ || stats_.bytes_in_use > limit_ - cls) return nullptr;
-    // Reserved before the system call, so concurrent requests cannot pass the limit together.
-    stats_.bytes_in_use += cls;
-    if (stats_.bytes_in_use > stats_.peak_bytes_in_use) stats_.peak_bytes_in_use = stats_.bytes_in_use;
-    auto& list = free_[idx];
+    auto& list = free_[class_index(nbytes)];
     if (!list.empty()) {
       void* p = list.back();
       list.pop_back();
-      stats_.bytes_cached -= cls;
+      bytes_cached_ -= cls;
       return p;
     }
   }
@@ -60,41 +74,44 @@ void* CachingAllocator::allocate(std::size_t nbytes) {
     release_cached();
     p = std::aligned_alloc(Storage::kAlignment, cls);
   }
-  if (p == nullptr) {
-    std::lock_guard lock(mutex_);
-    stats_.bytes_in_use -= cls;
-  }
+  if (p == nullptr) in_use_.fetch_sub(cls, std::memory_order_relaxed);
   return p;
 }
 
 void CachingAllocator::deallocate(void* ptr, std::size_t nbytes) {
   const std::size_t cls = size_class(nbytes);
+  in_use_.fetch_sub(cls, std::memory_order_relaxed);
   std::lock_guard lock(mutex_);
-  stats_.bytes_in_use -= cls;
   if (cls > cache_limit_) {
     std::free(ptr);
     return;
   }
   free_[class_index(nbytes)].push_back(ptr);
-  stats_.bytes_cached += cls;
-  if (stats_.bytes_cached > cache_limit_) trim_locked(cache_limit_);
+  bytes_cached_ += cls;
+  if (bytes_cached_ > cache_limit_) trim_locked(cache_limit_);
 }
 
 void CachingAllocator::trim_locked(std::size_t limit) {
   // Largest buffers go first: they free the most memory for the fewest future faults.
-  for (std::size_t idx = kClasses; idx-- > 0 && stats_.bytes_cached > limit;) {
+  for (std::size_t idx = kClasses; idx-- > 0 && bytes_cached_ > limit;) {
     auto& list = free_[idx];
-    while (!list.empty() && stats_.bytes_cached > limit) {
+    while (!list.empty() && bytes_cached_ > limit) {
       std::free(list.back());
       list.pop_back();
-      stats_.bytes_cached -= class_bytes(idx);
+      bytes_cached_ -= class_bytes(idx);
     }
   }
 }
 
 MemoryStats CachingAllocator::stats() {
-  std::lock_guard lock(mutex_);
-  return stats_;
+  MemoryStats s;
+  {
+    std::lock_guard lock(mutex_);
+    s.bytes_cached = bytes_cached_;
+  }
+  s.bytes_in_use = in_use_.load(std::memory_order_relaxed);
+  s.peak_bytes_in_use = peak_.load(std::memory_order_relaxed);
+  return s;
 }
 
 void CachingAllocator::release_cached() {
@@ -108,19 +125,12 @@ void CachingAllocator::set_cache_limit(std::size_t bytes) {
   trim_locked(bytes);
 }
 
-void CachingAllocator::set_limit(std::size_t bytes) {
-  std::lock_guard lock(mutex_);
-  limit_ = bytes;
-}
+void CachingAllocator::set_limit(std::size_t bytes) { limit_.store(bytes, std::memory_order_relaxed); }
 
-std::size_t CachingAllocator::limit() {
-  std::lock_guard lock(mutex_);
-  return limit_;
-}
+std::size_t CachingAllocator::limit() { return limit_.load(std::memory_order_relaxed); }
 
 void CachingAllocator::reset_peak() {
-  std::lock_guard lock(mutex_);
-  stats_.peak_bytes_in_use = stats_.bytes_in_use;
+  peak_.store(in_use_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
 CachingAllocator& allocator_for(Device device) {

@@ -51,14 +51,6 @@ std::int64_t axis(std::string_view op, std::int64_t axis, std::int64_t rank, Sou
   return normalized;
 }
 
-void same_dtype(std::string_view op, DType expected, DType actual, SourceLocation where) {
-  if (expected != actual) fail_dtype_mismatch(op, expected, actual, where);
-}
-
-void same_device(std::string_view op, Device expected, Device actual, SourceLocation where) {
-  if (!(expected == actual)) fail_device_mismatch(op, expected, actual, where);
-}
-
 void lossless_conversion(DType from, DType to, SourceLocation where) {
   if (can_convert(from, to)) return;
   throw Error(ErrorKind::UnsupportedDTypeConversion, "convert",

@@ -24,8 +24,13 @@ namespace tensora::check {
 
 // Normalizes a possibly negative axis into [0, rank); AxisOutOfRange otherwise.
 std::int64_t axis(std::string_view op, std::int64_t axis, std::int64_t rank, SourceLocation where);
-void same_dtype(std::string_view op, DType expected, DType actual, SourceLocation where);
-void same_device(std::string_view op, Device expected, Device actual, SourceLocation where);
+// Inline: every op asks, and the answer is one compare.
+inline void same_dtype(std::string_view op, DType expected, DType actual, SourceLocation where) {
+  if (expected != actual) [[unlikely]] fail_dtype_mismatch(op, expected, actual, where);
+}
+inline void same_device(std::string_view op, Device expected, Device actual, SourceLocation where) {
+  if (!(expected == actual)) [[unlikely]] fail_device_mismatch(op, expected, actual, where);
+}
 // `from` converts to `to` without loss (up the lattice); UnsupportedDTypeConversion otherwise.
 void lossless_conversion(DType from, DType to, SourceLocation where);
 // Extents must be >= 0, and the product of max(extent, 1) must fit int64 (so do the element

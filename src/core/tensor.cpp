@@ -9,10 +9,35 @@
 
 namespace tensora {
 
+namespace {
+
+// Dense in `order` (dims fastest first), size-1 dims ignored; an empty tensor is dense.
+template <class Order>
+bool dense_in(const Shape& shape, const Strides& strides, Order order) {
+  std::int64_t expected = 1;
+  const std::size_t r = shape.size();
+  for (std::size_t i = 0; i < r; ++i) {
+    const std::size_t d = order(i, r);
+    if (shape[d] == 1) continue;
+    if (shape[d] == 0) return true;
+    if (strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+
+}  // namespace
+
 Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
                DType dtype, Device device)
     : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)),
-      offset_(offset), dtype_(dtype), device_(device) {}
+      offset_(offset), dtype_(dtype), device_(device), numel_(tensora::numel(shape_)),
+      col_major_(dense_in(shape_, strides_, [](std::size_t i, std::size_t) { return i; })) {}
+
+Tensor::Tensor(FreshTag, std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t numel,
+               DType dtype, Device device)
+    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), dtype_(dtype),
+      device_(device), numel_(numel) {}
 
 Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("meta", shape, where);
@@ -25,16 +50,29 @@ Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
 }
 
 Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
-  check::valid_shape("empty", shape, where);
-  if (!device.supports(dtype))
+  // One pass for the column-major strides, the element count and valid_shape's conditions,
+  // which raises the precise error when one fails.
+  Strides strides(shape.size());
+  std::int64_t span = 1;
+  std::uint64_t count = 1;  // exact once the shape is valid (count <= span)
+  bool invalid = false;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    const std::int64_t extent = shape[d];
+    strides[d] = span;
+    invalid |= extent < 0;
+    invalid |= __builtin_mul_overflow(span, extent > 0 ? extent : 1, &span);
+    count *= static_cast<std::uint64_t>(extent);
+  }
+  if (invalid) [[unlikely]] check::valid_shape("empty", shape, where);
+  if (!device.supports(dtype)) [[unlikely]]
     check::fail_unsupported_dtype("empty", dtype, "not supported on " + device.to_string(), where);
-  std::int64_t bytes = 0;  // the count is exact (valid_shape); its byte size may still overflow
-  if (__builtin_mul_overflow(tensora::numel(shape), static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
+  const auto numel = static_cast<std::int64_t>(count);
+  std::int64_t bytes = 0;  // the count is exact; its byte size may still overflow
+  if (__builtin_mul_overflow(numel, static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
     (void)check::byte_size("allocate", shape, dtype, device, where);  // throws OutOfMemory
   settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
   auto storage = Storage::allocate(static_cast<std::size_t>(bytes), device, where);
-  Strides strides = col_major_strides(shape);
-  return Tensor(std::move(storage), std::move(shape), std::move(strides), 0, dtype, device);
+  return Tensor(FreshTag{}, std::move(storage), std::move(shape), std::move(strides), numel, dtype, device);
 }
 
 Tensor Tensor::with_view(Shape shape, Strides strides, std::int64_t offset) const {
@@ -48,17 +86,8 @@ std::int64_t Tensor::dim(std::int64_t axis, Loc where) const {
   return shape_[static_cast<std::size_t>(check::axis("dim", axis, rank(), where))];
 }
 
-bool Tensor::is_contiguous(Layout layout) const {
-  std::int64_t expected = 1;
-  const auto r = shape_.size();
-  for (std::size_t i = 0; i < r; ++i) {
-    const std::size_t d = layout == Layout::ColMajor ? i : r - 1 - i;
-    if (shape_[d] == 1) continue;
-    if (shape_[d] == 0) return true;
-    if (strides_[d] != expected) return false;
-    expected *= shape_[d];
-  }
-  return true;
+bool Tensor::is_row_major() const {
+  return dense_in(shape_, strides_, [](std::size_t i, std::size_t r) { return r - 1 - i; });
 }
 
 void Tensor::check_defined(const char* op, Loc where) const {

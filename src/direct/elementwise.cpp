@@ -1,5 +1,6 @@
 // The direct elementwise op set: validate through the catalog, allocate, run the kernel.
 #include <algorithm>
+#include <optional>
 
 #include "backend/backend.hpp"
 #include "ops/elementwise_catalog.hpp"
@@ -11,10 +12,20 @@ namespace tensora {
 
 namespace {
 
-const Tensor& broadcast_view(const Tensor& t, const Shape& shape, Tensor& storage, SourceLocation where) {
-  if (t.shape() == shape) return t;
-  storage = t.broadcast_to(shape, where);
-  return storage;
+// Shape equality as an inline loop: ranks are small, and a tiny op would feel memcmp's call.
+bool same_extents(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t d = 0; d < a.size(); ++d)
+    if (a[d] != b[d]) return false;
+  return true;
+}
+
+// `t` under `shape`: itself when it has the shape (no handle made), else a broadcast view kept
+// in `storage`.
+const Tensor& broadcast_view(const Tensor& t, const Shape& shape, std::optional<Tensor>& storage,
+                             SourceLocation where) {
+  if (same_extents(t.shape(), shape)) [[likely]] return t;
+  return storage.emplace(t.broadcast_to(shape, where));
 }
 
 // Integer division by zero has no value; say so before any work is done.
@@ -40,7 +51,7 @@ BinaryPlan plan_binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& en
 
 void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
                 Engine& engine, SourceLocation where) {
-  Tensor a_view, b_view;
+  std::optional<Tensor> a_view, b_view;
   engine.backend().binary(op, out, broadcast_view(a, out.shape(), a_view, where),
                           broadcast_view(b, out.shape(), b_view, where), kind, engine);
 }
@@ -155,7 +166,7 @@ Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engi
   validate::operands("select", engine, {&pred, &a, &b}, where);
   const Shape shape = infer::select(pred.dtype(), a.dtype(), b.dtype(), pred.shape(), a.shape(), b.shape(), where);
   Tensor out = Tensor::empty(shape, a.dtype(), a.device(), where);
-  Tensor pv, av, bv;
+  std::optional<Tensor> pv, av, bv;
   engine.backend().select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
               broadcast_view(b, shape, bv, where), engine);
   return out;
@@ -180,9 +191,8 @@ Tensor Tensor::cast(DType dtype, Engine& engine, Loc where) const {
 
 namespace infer {
 
-void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name) {
-  if (!accepts(op, dtype))
-    check::fail_unsupported_dtype(name.empty() ? op.name : name, dtype, std::string(op.hint), where);
+void fail_elementwise_dtype(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name) {
+  check::fail_unsupported_dtype(name.empty() ? op.name : name, dtype, std::string(op.hint), where);
 }
 
 Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_shape, const Shape& rhs_shape,
@@ -190,7 +200,7 @@ Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_sh
   const ElementwiseInfo& inf = info(op);
   check::same_dtype(inf.name, lhs, rhs, where);
   elementwise_accepts(inf, lhs, where);
-  Shape shape = lhs_shape == rhs_shape ? lhs_shape : broadcast_shapes(lhs_shape, rhs_shape, inf.name, where);
+  Shape shape = same_extents(lhs_shape, rhs_shape) ? lhs_shape : broadcast_shapes(lhs_shape, rhs_shape, inf.name, where);
   return {std::move(shape), result_dtype(inf, lhs)};
 }
 

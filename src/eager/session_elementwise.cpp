@@ -18,8 +18,9 @@ EagerTensor binary_tt(EagerSession& s, BinaryOp op, const EagerTensor& a, const 
   const auto& inf = info(op);
   check_inputs(inf.name, s.engine(), {&a, &b}, where);
   const DType target = plan_target(elementwise_policy(inf), {&a, &b}, s.engine());
-  const EagerTensor ca = convert_to(a, target, s.engine(), where);
-  const EagerTensor cb = convert_to(b, target, s.engine(), where);
+  EagerTensor a_converted, b_converted;
+  const EagerTensor& ca = in_dtype(a, target, s.engine(), where, a_converted);
+  const EagerTensor& cb = in_dtype(b, target, s.engine(), where, b_converted);
   Tensor out = direct::binary(op, ca.value(), cb.value(), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::BinaryRule{op}, std::array<const EagerTensor*, 2>{&ca, &cb}, std::move(out));
@@ -41,7 +42,8 @@ EagerTensor unary(EagerSession& s, UnaryOp op, const EagerTensor& x, SourceLocat
   const auto& inf = info(op);
   check_inputs(inf.name, s.engine(), {&x}, where);
   const DType target = plan_target(elementwise_policy(inf), {&x}, s.engine());
-  const EagerTensor cx = convert_to(x, target, s.engine(), where);
+  EagerTensor converted;
+  const EagerTensor& cx = in_dtype(x, target, s.engine(), where, converted);
   Tensor out = direct::unary(op, cx.value(), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::UnaryRule{op}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));

@@ -42,6 +42,16 @@ inline EagerTensor convert_to(const EagerTensor& x, DType target, Engine& e, Sou
   return record(ad::CastRule{}, std::array<const EagerTensor*, 1>{&x}, std::move(out));
 }
 
+// convert_to for an op's own operands: `x` itself when it has the dtype already (no handle
+// copy, so no reference-count traffic on the hot path), else the converted tensor, kept in
+// `converted`.
+inline const EagerTensor& in_dtype(const EagerTensor& x, DType target, Engine& e, SourceLocation where,
+                                   EagerTensor& converted) {
+  if (x.dtype() == target) return x;
+  converted = convert_to(x, target, e, where);
+  return converted;
+}
+
 // The join of several inputs under an op's policy.
 inline DType plan_target(const OpPolicy& p, std::initializer_list<const EagerTensor*> xs,
                          Engine& e) {

@@ -71,7 +71,7 @@ static_assert(info(UnaryOp::Neg).name == "neg" && info(UnaryOp::IsFinite).name =
 constexpr std::uint8_t kind_bit(DTypeKind k) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(k)); }
 
 constexpr bool accepts(std::uint8_t mask, DType dtype) { return (mask & kind_bit(kind(dtype))) != 0; }
-bool accepts(const ElementwiseInfo& info, DType dtype);
+constexpr bool accepts(const ElementwiseInfo& info, DType dtype) { return accepts(info.accepts, dtype); }
 // Inline: every direct op asks, and the answer is one switch.
 inline DType result_dtype(ResultRule rule, DType input) {
   switch (rule) {

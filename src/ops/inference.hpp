@@ -18,7 +18,12 @@ struct Result {
 
 // The elementwise catalog's dtype check: UnsupportedDType naming `name` (default: the op) with
 // the catalog's hint when the op does not take `dtype` (clamp checks through maximum's entry).
-void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where, std::string_view name = {});
+[[noreturn]] void fail_elementwise_dtype(const ElementwiseInfo& op, DType dtype, SourceLocation where,
+                                        std::string_view name);
+inline void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where,
+                                std::string_view name = {}) {
+  if (!accepts(op.accepts, dtype)) [[unlikely]] fail_elementwise_dtype(op, dtype, where, name);
+}
 // A binary elementwise op on operands of one dtype: the broadcast shape and the result dtype.
 Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_shape, const Shape& rhs_shape,
                           SourceLocation where);

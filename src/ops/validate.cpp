@@ -9,8 +9,8 @@
 
 namespace tensora::validate {
 
-void operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
-              SourceLocation where) {
+void fail_operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
+                   SourceLocation where) {
   const Tensor* first = nullptr;
   for (const Tensor* t : tensors) {
     if (!t->defined())
@@ -29,6 +29,7 @@ void operands(std::string_view op, Engine& engine, std::initializer_list<const T
                     first->device().to_string() + "; use an engine for " +
                     first->device().to_string() + " or move the operands with to_device())",
                 DeviceMismatch{engine.device().to_string(), first->device().to_string()}, where);
+  throw Error(ErrorKind::Internal, std::string(op), "operands: no failure found", NoDetail{}, where);  // unreachable
 }
 
 void same_dtypes(std::string_view op, std::initializer_list<const Tensor*> tensors,

@@ -11,9 +11,18 @@
 
 namespace tensora::validate {
 
-// Every operand is defined, all share one device, and the engine runs on that device.
-void operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
-              SourceLocation where);
+// Raises the first failure of operands() below (out of line: only reached on bad input).
+[[noreturn]] void fail_operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
+                                SourceLocation where);
+// Every operand is defined, all share one device, and the engine runs on that device. Inline,
+// as one pass of compares: every direct op asks, tiny ones would feel a call per check.
+inline void operands(std::string_view op, Engine& engine, std::initializer_list<const Tensor*> tensors,
+                     SourceLocation where) {
+  const Device device = engine.device();
+  bool ok = true;
+  for (const Tensor* t : tensors) ok = ok && t->defined() && !t->is_meta() && t->device() == device;
+  if (!ok) [[unlikely]] fail_operands(op, engine, tensors, where);
+}
 // Every operand has the first operand's dtype.
 void same_dtypes(std::string_view op, std::initializer_list<const Tensor*> tensors,
                  SourceLocation where);

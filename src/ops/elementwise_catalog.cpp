@@ -1,8 +1,0 @@
-#include "ops/elementwise_catalog.hpp"
-
-namespace tensora {
-
-bool accepts(const ElementwiseInfo& info, DType dtype) { return accepts(info.accepts, dtype); }
-
-
-}  // namespace tensora
