@@ -303,7 +303,7 @@ class Tensor {
   // The address of the element at the view's offset (the first element).
   const void* element_ptr() const {
     if (storage_ == nullptr) [[unlikely]] throw_no_data("element_ptr");
-    return static_cast<const char*>(storage_data()) + offset_ * static_cast<std::int64_t>(size_of(dtype_));
+    return first_element_;
   }
   // Copies every element into `dst` (numel * size_of(dtype) bytes) in the given order.
   void copy_to_buffer(void* dst, Layout layout) const;
@@ -354,7 +354,6 @@ class Tensor {
   }
   void check_defined(const char* op, Loc where) const;
   [[noreturn]] void throw_no_data(const char* op) const;
-  const void* storage_data() const;
   void check_element(DType requested, const char* op, Loc where) const;
   void check_single_element(Loc where) const;
   void check_contiguous_data(Loc where) const;
@@ -372,6 +371,7 @@ class Tensor {
   // tiny ops would otherwise spend a visible part of their time recomputing them.
   std::int64_t numel_ = 1;
   bool col_major_ = true;
+  const void* first_element_ = nullptr;  // storage_'s data at offset_ (null without storage)
 };
 
 // out = pred ? a : b with broadcasting; pred must be Bool, a and b one dtype.

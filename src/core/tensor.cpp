@@ -32,12 +32,15 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, s
                DType dtype, Device device)
     : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)),
       offset_(offset), dtype_(dtype), device_(device), numel_(tensora::numel(shape_)),
-      col_major_(dense_in(shape_, strides_, [](std::size_t i, std::size_t) { return i; })) {}
+      col_major_(dense_in(shape_, strides_, [](std::size_t i, std::size_t) { return i; })),
+      first_element_(storage_ ? static_cast<const char*>(storage_->data()) +
+                                    offset_ * static_cast<std::int64_t>(size_of(dtype_))
+                              : nullptr) {}
 
 Tensor::Tensor(FreshTag, std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t numel,
                DType dtype, Device device)
     : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), dtype_(dtype),
-      device_(device), numel_(numel) {}
+      device_(device), numel_(numel), first_element_(storage_->data()) {}
 
 Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("meta", shape, where);
@@ -126,7 +129,6 @@ void Tensor::throw_no_data(const char* op) const {
                       "self", Loc::current());
 }
 
-const void* Tensor::storage_data() const { return storage_->data(); }
 
 void Tensor::copy_to_buffer(void* dst, Layout layout) const {
   check_defined("copy_to_buffer", Loc::current());

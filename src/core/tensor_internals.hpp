@@ -21,7 +21,7 @@ struct TensorInternals {
     return base.with_view(std::move(shape), std::move(strides), offset);
   }
   // The same bytes read as another dtype of the same size.
-  static Tensor reinterpret(const Tensor& base, DType dtype) {
+  static Tensor reinterpret(const Tensor& base, DType dtype) {  // sizes equal: the cached address holds
     Tensor t = base;
     t.dtype_ = dtype;
     return t;

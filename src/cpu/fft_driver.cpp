@@ -27,6 +27,27 @@ void scale_line(void* p, std::int64_t stride, std::int64_t count, bool real, T s
   }
 }
 
+// A task's plan scratch (`count` elements): the thread's kept buffer when it is at most
+// kKeptScratchBytes, so a small transform does not pay an allocation as large as its own work
+// on every call; a fresh one, owned by `owned`, above that (the transform then dwarfs it).
+// Tasks on one thread run one after another, so the kept buffer is never shared.
+constexpr std::size_t kKeptScratchBytes = std::size_t{1} << 20;
+
+template <class T>
+T* task_scratch(std::size_t count, std::unique_ptr<T[]>& owned) {
+  if (count * sizeof(T) > kKeptScratchBytes) {
+    owned.reset(new T[count]);  // uninitialized: plans overwrite it
+    return owned.get();
+  }
+  thread_local std::unique_ptr<T[]> kept;
+  thread_local std::size_t kept_count = 0;
+  if (kept_count < count) {
+    kept.reset(new T[count]);
+    kept_count = count;
+  }
+  return kept.get();
+}
+
 // Lines per tile on a strided axis.
 constexpr std::int64_t kBlock = 8;
 
@@ -80,13 +101,14 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   // write separate arrays). Copies change no value, so every path gives the same bits.
   const bool tiled = ss[ax] != 1 || ds[ax] != 1 || src.element_ptr() == dst.element_ptr();
   auto body = [&](std::int64_t begin, std::int64_t end) {
-    std::unique_ptr<T[]> scratch(new T[plan->scratch_size()]);  // uninitialized: plans overwrite it
+    std::unique_ptr<T[]> owned;
+    T* const scratch = task_scratch<T>(plan->scratch_size(), owned);
     if (!tiled) {
       for (std::int64_t l = begin; l < end; ++l) {
         const char* s = nullptr;
         char* d = nullptr;
         line_at(l, s, d);
-        plan->execute(s, 1, d, 1, scratch.get());
+        plan->execute(s, 1, d, 1, scratch);
         if (scale != T(1)) scale_line<T>(d, 1, out_len, real_out, scale);
       }
       return;
@@ -105,7 +127,7 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
                                 : in_tile.get() + b * in_len;
         void* y = real_out ? static_cast<void*>(reinterpret_cast<T*>(out_tile.get()) + b * out_len)
                            : out_tile.get() + b * out_len;
-        plan->execute(x, 1, y, 1, scratch.get());
+        plan->execute(x, 1, y, 1, scratch);
         if (scale != T(1)) scale_line<T>(y, 1, out_len, real_out, scale);
       }
       if (real_out) scatter<T>(reinterpret_cast<const T*>(out_tile.get()), d, count, ds[ax], out_len);

@@ -32,13 +32,22 @@ std::shared_ptr<const Plan<T>> cached_fftw(std::int64_t n, Kind kind) {
   return slot;
 }
 
+template <class T>
+std::shared_ptr<const Plan<T>> lookup_plan(std::int64_t n, Kind kind) {
+  if (use_fftw())
+    if (auto p = cached_fftw<T>(n, kind)) return p;
+  return plan<T>(n, kind);  // the built-in plans (their own cache); also when FFTW cannot take n
+}
+
 }  // namespace
 
 template <class T>
 std::shared_ptr<const Plan<T>> provider_plan(std::int64_t n, Kind kind) {
-  if (use_fftw())
-    if (auto p = cached_fftw<T>(n, kind)) return p;
-  return plan<T>(n, kind);  // the built-in plans (their own cache); also when FFTW cannot take n
+  // The thread's last plan first: a loop of small transforms of one size then takes neither
+  // the cache's lock nor its map lookup (plans are immutable and never destroyed).
+  thread_local std::shared_ptr<const Plan<T>> last;
+  if (last == nullptr || last->size() != n || last->kind() != kind) last = lookup_plan<T>(n, kind);
+  return last;
 }
 
 template std::shared_ptr<const Plan<float>> provider_plan<float>(std::int64_t, Kind);

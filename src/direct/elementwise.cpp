@@ -21,11 +21,15 @@ bool same_extents(const Shape& a, const Shape& b) {
 }
 
 // `t` under `shape`: itself when it has the shape (no handle made), else a broadcast view kept
-// in `storage`.
-const Tensor& broadcast_view(const Tensor& t, const Shape& shape, std::optional<Tensor>& storage,
-                             SourceLocation where) {
-  if (same_extents(t.shape(), shape)) [[likely]] return t;
+// in `storage`. The test is inline; only a real broadcast pays a call.
+[[gnu::noinline]] const Tensor& make_broadcast(const Tensor& t, const Shape& shape, std::optional<Tensor>& storage,
+                                               SourceLocation where) {
   return storage.emplace(t.broadcast_to(shape, where));
+}
+inline const Tensor& broadcast_view(const Tensor& t, const Shape& shape, std::optional<Tensor>& storage,
+                                    SourceLocation where) {
+  if (same_extents(t.shape(), shape)) [[likely]] return t;
+  return make_broadcast(t, shape, storage, where);
 }
 
 // Integer division by zero has no value; say so before any work is done.

@@ -24,7 +24,9 @@ struct Node {
   std::uint64_t mark = 0;  // sweep epoch (topological sort)
 
   Node() = default;
-  explicit Node(Tensor v, bool rg = false) : value(std::move(v)), requires_grad(rg) {}
+  // By reference: a tiny op's value is moved once into its node, not through every layer.
+  explicit Node(const Tensor& v, bool rg = false) : value(v), requires_grad(rg) {}
+  explicit Node(Tensor&& v, bool rg = false) : value(std::move(v)), requires_grad(rg) {}
   virtual ~Node() = default;
   virtual std::span<const NodePtr> inputs() const { return {}; }
   // Moves the input references out (the node is being destroyed; see release_inputs).
@@ -43,7 +45,7 @@ struct OpNode final : Node {
   Rule rule;
   Inputs ins;
 
-  OpNode(Tensor v, Rule r, Inputs i)
+  OpNode(Tensor&& v, Rule r, Inputs i)
       : Node(std::move(v), true), rule(std::move(r)), ins(std::move(i)) {
     leaf = false;
   }
