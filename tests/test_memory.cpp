@@ -112,6 +112,24 @@ TEST_F(Memory, ATinyBufferLivesWithItsStorageAndIsCountedButNotCached) {
   EXPECT_EQ(stats().bytes_cached, base.bytes_cached + 576);
 }
 
+TEST_F(Memory, ConcurrentTinyAndCachedAllocationsKeepExactStats) {
+  // The tiny path updates the atomics without the lock, the cached one under it: from four
+  // threads at once every byte still comes back, and the peak covers what was alive.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([this, t] {
+      for (int i = 0; i < 500; ++i) {
+        const Tensor tiny = f64(1 + (i + t) % 64);   // <= 512 bytes: inline
+        const Tensor cached = f64(100 + (i * 7) % 900);  // 800..7992 bytes: the cache
+        ASSERT_EQ(tiny.numel() + cached.numel(), 1 + (i + t) % 64 + 100 + (i * 7) % 900);
+      }
+    });
+  for (auto& th : threads) th.join();
+  const MemoryStats after = stats();
+  EXPECT_EQ(after.bytes_in_use, base.bytes_in_use);
+  EXPECT_GE(after.peak_bytes_in_use, base.bytes_in_use + 64 + 832);
+}
+
 TEST_F(Memory, ViewsShareOneAllocation) {
   const Tensor t = f64(2000);
   const MemoryStats one = stats();
