@@ -45,6 +45,16 @@ std::shared_ptr<Storage> Storage::allocate_inline(std::size_t nbytes, Device dev
                                        std::cref(block), nbytes, device);
 }
 
+namespace {
+
+// OutOfMemory for a request the allocator (its limit or the system) refused.
+[[noreturn]] void refuse(CachingAllocator& allocator, std::size_t nbytes, Device device, SourceLocation where) {
+  const std::size_t limit = allocator.limit();
+  check::fail_out_of_memory(nbytes, device, allocator.stats().bytes_in_use, limit == SIZE_MAX ? 0 : limit, where);
+}
+
+}  // namespace
+
 std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device, SourceLocation where) {
   CachingAllocator& allocator = allocator_for(device);
   if (nbytes <= kInlineBytes) [[likely]] {
@@ -55,14 +65,10 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device, So
         allocator.unreserve(nbytes);
       }
     }
-    check::fail_out_of_memory(nbytes, device, allocator.stats().bytes_in_use,
-                              allocator.limit() == SIZE_MAX ? 0 : allocator.limit(), where);
+    refuse(allocator, nbytes, device, where);
   }
   void* data = allocator.allocate(nbytes);
-  if (data == nullptr) [[unlikely]] {
-    const std::size_t limit = allocator.limit();
-    check::fail_out_of_memory(nbytes, device, allocator.stats().bytes_in_use, limit == SIZE_MAX ? 0 : limit, where);
-  }
+  if (data == nullptr) [[unlikely]] refuse(allocator, nbytes, device, where);
   return std::make_shared<Storage>(data, nbytes, device);
 }
 
