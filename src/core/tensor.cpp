@@ -53,29 +53,17 @@ Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
 }
 
 Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
-  // One pass for the column-major strides, the element count and valid_shape's conditions,
-  // which raises the precise error when one fails.
-  Strides strides(shape.size());
-  std::int64_t span = 1;
-  std::uint64_t count = 1;  // exact once the shape is valid (count <= span)
-  bool invalid = false;
-  for (std::size_t d = 0; d < shape.size(); ++d) {
-    const std::int64_t extent = shape[d];
-    strides[d] = span;
-    invalid |= extent < 0;
-    invalid |= __builtin_mul_overflow(span, extent > 0 ? extent : 1, &span);
-    count *= static_cast<std::uint64_t>(extent);
-  }
-  if (invalid) [[unlikely]] check::valid_shape("empty", shape, where);
+  check::valid_shape("empty", shape, where);
   if (!device.supports(dtype)) [[unlikely]]
     check::fail_unsupported_dtype("empty", dtype, "not supported on " + device.to_string(), where);
-  const auto numel = static_cast<std::int64_t>(count);
-  std::int64_t bytes = 0;  // the count is exact; its byte size may still overflow
-  if (__builtin_mul_overflow(numel, static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
+  const std::int64_t count = tensora::numel(shape);
+  std::int64_t bytes = 0;  // the count is exact (valid_shape); its byte size may still overflow
+  if (__builtin_mul_overflow(count, static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
     (void)check::byte_size("allocate", shape, dtype, device, where);  // throws OutOfMemory
   settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
   auto storage = Storage::allocate(static_cast<std::size_t>(bytes), device, where);
-  return Tensor(FreshTag{}, std::move(storage), std::move(shape), std::move(strides), numel, dtype, device);
+  Strides strides = col_major_strides(shape);
+  return Tensor(FreshTag{}, std::move(storage), std::move(shape), std::move(strides), count, dtype, device);
 }
 
 Tensor Tensor::with_view(Shape shape, Strides strides, std::int64_t offset) const {
