@@ -59,11 +59,16 @@ std::shared_ptr<Storage> Storage::allocate(std::size_t nbytes, Device device, So
   CachingAllocator& allocator = allocator_for(device);
   if (nbytes <= kInlineBytes) [[likely]] {
     if (allocator.reserve(nbytes)) [[likely]] {
-      try {
-        return allocate_inline(nbytes, device);
-      } catch (const std::bad_alloc&) {
-        allocator.unreserve(nbytes);
+      // As for cached buffers: when the system refuses, the cache goes back and the request
+      // is tried once more before OutOfMemory.
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+          return allocate_inline(nbytes, device);
+        } catch (const std::bad_alloc&) {
+          if (attempt == 0) allocator.release_cached();
+        }
       }
+      allocator.unreserve(nbytes);
     }
     refuse(allocator, nbytes, device, where);
   }

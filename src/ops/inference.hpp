@@ -22,7 +22,7 @@ struct Result {
                                         std::string_view name);
 inline void elementwise_accepts(const ElementwiseInfo& op, DType dtype, SourceLocation where,
                                 std::string_view name = {}) {
-  if (!accepts(op.accepts, dtype)) [[unlikely]] fail_elementwise_dtype(op, dtype, where, name);
+  if (!accepts(op, dtype)) [[unlikely]] fail_elementwise_dtype(op, dtype, where, name);
 }
 // A binary elementwise op on operands of one dtype: the broadcast shape and the result dtype.
 Result elementwise_binary(BinaryOp op, DType lhs, DType rhs, const Shape& lhs_shape, const Shape& rhs_shape,
