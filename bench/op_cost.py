@@ -5,6 +5,7 @@
 
 Runs each case of bench/op_cost.cpp for N1 and N2 calls and prints (I(N2) - I(N1)) / (N2 - N1),
 which is exact and repeatable: the same binary and input give the same count on a noisy VM.
+Needs valgrind (Debian: apt-get install valgrind) and a build with TENSORA_BUILD_BENCH=ON.
 """
 import re
 import subprocess
