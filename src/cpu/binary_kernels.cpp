@@ -18,8 +18,7 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
   using C = compute_t<T>;
   using R = decltype(fn::binary<Op>(C{}, C{}));
   using Out = std::conditional_t<std::is_same_v<R, bool>, bool, T>;
-  run_elementwise<3>(engine, {&out, &a, &b},
-                     [](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
+  auto inner = [](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
     constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       // Short runs skip the dispatch: the SIMD ops here round exactly like the scalar loop.
@@ -49,7 +48,20 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
     for (std::int64_t i = 0; i < n; ++i)
       store_from_compute<Out>(p[0] + i * s[0], fn::binary<Op>(load_as_compute<T>(p[1] + i * s[1]),
                                                               load_as_compute<T>(p[2] + i * s[2])));
-  });
+  };
+  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>) {
+    auto tile = [](const std::array<TilePart, 3>& p, std::int64_t rows, std::int64_t cols) {
+      if constexpr (std::is_same_v<T, float>)
+        return simd::binary_tile_f32(Op, tile_operand<float>(p[1]), tile_operand<float>(p[2]),
+                                     reinterpret_cast<float*>(p[0].p), p[0].stride, rows, cols);
+      else
+        return simd::binary_tile_f64(Op, tile_operand<double>(p[1]), tile_operand<double>(p[2]),
+                                     reinterpret_cast<double*>(p[0].p), p[0].stride, rows, cols);
+    };
+    run_elementwise<3>(engine, {&out, &a, &b}, inner, tile);
+  } else {
+    run_elementwise<3>(engine, {&out, &a, &b}, inner);
+  }
 }
 
 template <BinaryOp Op>

@@ -1,11 +1,11 @@
 // The backend interface implemented by the CPU kernels: each entry forwards to its family's
-// kernel; fresh elementwise outputs go through the panelled runner (cpu/fresh_output.hpp).
+// kernel. Transposed inputs of elementwise ops go through the tiles of cpu/elementwise_loop.hpp
+// whether the output is fresh or given, so `Output` needs no case here.
 #include "cpu/cpu_backend.hpp"
 
 #include "cpu/blas_provider.hpp"
 #include "cpu/fft_driver.hpp"
 #include "cpu/fft_provider.hpp"
-#include "cpu/fresh_output.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/reduce_kernels.hpp"
@@ -20,18 +20,12 @@ namespace {
 
 class CpuBackend final : public backend::Backend {
  public:
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output,
               Engine& engine) override {
-    if (kind == backend::Output::Given || !panels_pay(out, {&a, &b})) return cpu::binary(op, out, a, b, engine);
-    run_panelled(out, {&a, &b}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& in, Engine& e) {
-      cpu::binary(*static_cast<const BinaryOp*>(c), dst, in[0], in[1], e);
-    }, &op);
+    cpu::binary(op, out, a, b, engine);
   }
-  void unary(UnaryOp op, const Tensor& out, const Tensor& in, backend::Output kind, Engine& engine) override {
-    if (kind == backend::Output::Given || !panels_pay(out, {&in})) return cpu::unary(op, out, in, engine);
-    run_panelled(out, {&in}, engine, [](const void* c, const Tensor& dst, const std::vector<Tensor>& pieces, Engine& e) {
-      cpu::unary(*static_cast<const UnaryOp*>(c), dst, pieces[0], e);
-    }, &op);
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, backend::Output, Engine& engine) override {
+    cpu::unary(op, out, in, engine);
   }
   void select(const Tensor& out, const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine) override {
     cpu::select(out, pred, a, b, engine);

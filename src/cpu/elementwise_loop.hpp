@@ -3,11 +3,15 @@
 // same runs and give bitwise equal results.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
 #include "core/strided_loop.hpp"
+#include "cpu/simd.hpp"
+#include "cpu/transpose_tile.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/tensor.hpp"
 
@@ -23,9 +27,17 @@ bool all_dense_col_major(const std::array<const Tensor*, K>& ops) {
 }
 
 // Operands that disagree on the fastest axis (a column-major output and a transposed input)
-// are walked in kTile x kTile tiles of the two axes, so the cache lines an operand reads
-// across are reused while the tile lasts instead of being fetched once per element.
-inline constexpr std::int64_t kTile = 64;
+// are walked in tiles of the two axes, in one of two ways; both are fixed by the shapes, so
+// results do not depend on the thread count.
+//
+// - A tile kernel (binary and unary SIMD ops) takes the whole tile: crossed operands are read
+//   a cache line of each of a few rows at a time and transposed in registers, and the op is
+//   applied to the columns before they are stored (simd::binary_tile_f32 and friends).
+// - Otherwise the kernel's runs go along the axis on which most operands have unit stride, and
+//   an operand with unit stride on the other axis is staged: an input is transposed into a
+//   small buffer before the tile's runs, the output is computed into one and transposed out
+//   after them (simd::transpose_tile). The kernel then sees contiguous runs only.
+inline constexpr std::int64_t kMinCrossing = 16;  // a shorter crossing axis is not worth tiles
 
 // The loop dim (> 0) along which some operand has its unit stride while dim 0 (the output's
 // fastest) is strided for it; 0 when every operand is happiest along dim 0.
@@ -35,14 +47,77 @@ std::size_t crossing_dim(const StridedLoop<K>& loop, const std::array<std::int64
   for (int k = 1; k < K; ++k) {
     if (std::abs(loop.strides[k][0]) == element_size[k]) continue;
     for (std::size_t d = 1; d < loop.shape.size(); ++d)
-      if (std::abs(loop.strides[k][d]) == element_size[k] && loop.shape[d] >= kTile / 4) return d;
+      if (std::abs(loop.strides[k][d]) == element_size[k] && loop.shape[d] >= kMinCrossing) return d;
   }
   return 0;
 }
 
-template <int K, class Inner>
-void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross, Inner& inner) {
-  const std::int64_t n0 = loop.shape[0], nc = loop.shape[cross];
+// One operand of a tile as a tile kernel sees it (byte offsets; see simd::TileMode).
+struct TilePart {
+  char* p;
+  std::int64_t stride;
+  simd::TileMode mode;
+};
+
+template <class T>
+simd::TileOperand<T> tile_operand(const TilePart& part) {
+  return {reinterpret_cast<const T*>(part.p), part.stride, part.mode};
+}
+
+// No tile kernel: every tile is staged.
+struct NoTileKernel {
+  template <std::size_t K>
+  bool operator()(const std::array<TilePart, K>&, std::int64_t, std::int64_t) const {
+    return false;
+  }
+};
+
+// A tile's elements along each axis: about 512 bytes of the widest operand along the output's
+// axis and 256 bytes along the other for tile kernels (128 x 64 in F32); 512 bytes both ways
+// for staged tiles, whose buffers are then 64 KiB at most.
+template <int K>
+std::int64_t widest(const std::array<std::int64_t, K>& element_size) {
+  std::int64_t w = 1;
+  for (auto e : element_size) w = std::max(w, e);
+  return w;
+}
+
+template <int K, class Inner, class TileKernel>
+void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
+               const std::array<std::int64_t, K>& element_size, Inner& inner, const TileKernel& tile_kernel) {
+  const auto unit = [&](int k, std::size_t d) { return loop.strides[k][d] == element_size[k]; };
+  // A tile kernel takes straight, crossed and scalar operands into a straight output.
+  std::array<TilePart, K> parts{};
+  bool by_kernel = unit(0, 0);
+  for (int k = 0; k < K; ++k) {
+    if (unit(k, 0)) parts[k] = {nullptr, loop.strides[k][cross] / element_size[k], simd::TileMode::Straight};
+    else if (unit(k, cross)) parts[k] = {nullptr, loop.strides[k][0] / element_size[k], simd::TileMode::Crossed};
+    else if (loop.strides[k][0] == 0 && loop.strides[k][cross] == 0) parts[k] = {nullptr, 0, simd::TileMode::Scalar};
+    else by_kernel = false;
+  }
+  by_kernel = by_kernel && tile_kernel(parts, 0, 0);  // an empty tile: does the kernel take this op?
+
+  int staged_along_0 = 0, staged_along_cross = 0;
+  for (int k = 0; k < K; ++k) {
+    staged_along_0 += unit(k, cross) && !unit(k, 0);
+    staged_along_cross += unit(k, 0) && !unit(k, cross);
+  }
+  // r: the axis of the runs (or the tile kernel's rows), q: the other one.
+  const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
+  const std::size_t q = r == 0 ? cross : 0;
+  const std::int64_t w = widest<K>(element_size);
+  const std::int64_t side_r = std::clamp<std::int64_t>(512 / w, 32, 128);
+  const std::int64_t side_q = by_kernel ? std::clamp<std::int64_t>(256 / w, 16, 64) : side_r;
+  std::array<bool, K> staged{};
+  std::array<std::int64_t, K> ld{}, offset{};
+  std::int64_t stage_bytes = 0;
+  for (int k = 0; k < K && !by_kernel; ++k) {
+    staged[k] = unit(k, q) && !unit(k, r);
+    if (!staged[k]) continue;
+    ld[k] = side_r * element_size[k] + 64;  // padded: the buffer's columns do not alias in L1
+    offset[k] = stage_bytes;
+    stage_bytes += ld[k] * side_q;
+  }
   std::vector<std::size_t> rest;
   std::int64_t outer = 1;
   for (std::size_t d = 1; d < loop.shape.size(); ++d)
@@ -50,37 +125,57 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross, In
       rest.push_back(d);
       outer *= loop.shape[d];
     }
-  const std::int64_t tiles0 = (n0 + kTile - 1) / kTile, tiles_c = (nc + kTile - 1) / kTile;
-  std::array<std::int64_t, K> step{};
-  for (int k = 0; k < K; ++k) step[k] = loop.strides[k][0];
+  const std::int64_t nr = loop.shape[r], nq = loop.shape[q];
+  const std::int64_t tiles_r = (nr + side_r - 1) / side_r, tiles_q = (nq + side_q - 1) / side_q;
+  std::array<std::int64_t, K> step;
+  for (int k = 0; k < K; ++k) step[k] = staged[k] ? element_size[k] : loop.strides[k][r];
   auto body = [&](std::int64_t t0, std::int64_t t1) {
+    std::vector<char> buffer(static_cast<std::size_t>(stage_bytes) + 64);
+    char* stage = buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64;
     for (std::int64_t t = t0; t < t1; ++t) {
-      const std::int64_t o = t / (tiles0 * tiles_c), r = t % (tiles0 * tiles_c);
-      const std::int64_t lo = (r % tiles0) * kTile, len = std::min(kTile, n0 - lo);
-      const std::int64_t c_lo = (r / tiles0) * kTile, c_hi = std::min(nc, c_lo + kTile);
-      std::array<char*, K> p = loop.base;
+      const std::int64_t o = t / (tiles_r * tiles_q), in_tile = t % (tiles_r * tiles_q);
+      const std::int64_t r_lo = (in_tile % tiles_r) * side_r, q_lo = (in_tile / tiles_r) * side_q;
+      const std::int64_t len_r = std::min(side_r, nr - r_lo), len_q = std::min(side_q, nq - q_lo);
+      std::array<char*, K> corner = loop.base;
       std::int64_t rem = o;
       for (std::size_t d : rest) {
         const std::int64_t i = rem % loop.shape[d];
         rem /= loop.shape[d];
-        for (int k = 0; k < K; ++k) p[k] += i * loop.strides[k][d];
+        for (int k = 0; k < K; ++k) corner[k] += i * loop.strides[k][d];
       }
-      for (std::int64_t c = c_lo; c < c_hi; ++c) {
+      for (int k = 0; k < K; ++k) corner[k] += r_lo * loop.strides[k][r] + q_lo * loop.strides[k][q];
+      if (by_kernel) {
+        std::array<TilePart, K> tile = parts;
+        for (int k = 0; k < K; ++k) tile[k].p = corner[k];
+        tile_kernel(tile, len_r, len_q);
+        continue;
+      }
+      for (int k = 1; k < K; ++k)
+        if (staged[k])
+          simd::transpose_tile(static_cast<std::size_t>(element_size[k]), stage + offset[k], ld[k], corner[k],
+                               loop.strides[k][r], len_r, len_q);
+      for (std::int64_t j = 0; j < len_q; ++j) {
         std::array<char*, K> run;
-        for (int k = 0; k < K; ++k) run[k] = p[k] + lo * step[k] + c * loop.strides[k][cross];
-        inner(run, step, len);
+        for (int k = 0; k < K; ++k)
+          run[k] = staged[k] ? stage + offset[k] + j * ld[k] : corner[k] + j * loop.strides[k][q];
+        inner(run, step, len_r);
       }
+      if (staged[0])
+        simd::transpose_tile(static_cast<std::size_t>(element_size[0]), corner[0], loop.strides[0][r],
+                             stage + offset[0], ld[0], len_q, len_r);
     }
   };
-  const std::int64_t tasks = outer * tiles0 * tiles_c;
-  const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / (kTile * kTile));
+  const std::int64_t tasks = outer * tiles_r * tiles_q;
+  const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / (side_r * side_q));
   if (tasks <= grain) body(0, tasks);
   else engine.parallel_for(tasks, grain, body);
 }
 
-// inner(ptrs, byte_strides, n) handles one run of n elements.
-template <int K, class Inner>
-void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, Inner&& inner) {
+// inner(ptrs, byte_strides, n) handles one run of n elements; tile_kernel(parts, rows, cols),
+// where given, a whole transposing tile (false: it does not take this op).
+template <int K, class Inner, class TileKernel = NoTileKernel>
+void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, Inner&& inner,
+                     const TileKernel& tile_kernel = {}) {
   const Tensor& out = *ops[0];
   const std::int64_t count = out.numel();
   if (count == 0) return;
@@ -109,7 +204,7 @@ void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, In
   for (int k = 0; k < K; ++k) element_size[k] = static_cast<std::int64_t>(size_of(ops[k]->dtype()));
   if (count > kElementGrain) {
     if (const std::size_t cross = crossing_dim<K>(loop, element_size); cross != 0)
-      return run_tiled<K>(engine, loop, cross, inner);
+      return run_tiled<K>(engine, loop, cross, element_size, inner, tile_kernel);
   }
   auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, inner, b, e); };
   if (count <= kElementGrain) range(0, count);

@@ -2,6 +2,8 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
+#include <algorithm>
+#include <type_traits>
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
@@ -10,6 +12,7 @@
 #include "cpu/simd.hpp"
 #include "cpu/simd_op_lists.hpp"
 #include "cpu/simd_ops-inl.h"  // Bin, UnChecked: the per-vector ops
+#include "cpu/transpose_block-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tensora::simd::HWY_NAMESPACE {
@@ -100,6 +103,177 @@ HWY_INLINE bool Unary(UnaryOp op, const T* in, T* out, int64_t n) {
 
 bool UnaryF32(UnaryOp op, const float* in, float* out, int64_t n) { return Unary(op, in, out, n); }
 bool UnaryF64(UnaryOp op, const double* in, double* out, int64_t n) { return Unary(op, in, out, n); }
+
+// ---- Transposing tiles (simd.hpp): L x L blocks, L = lanes of a 128-bit vector ----------------
+
+#if HWY_TARGET != HWY_SCALAR
+// The block's L columns of one operand (rows i0.., columns j0..). A partial block at a tile's
+// edge goes through a buffer padded with 1, a value every op accepts quietly, so edges take
+// the vector op too and round like the flat kernels' masked tails.
+template <class T>
+HWY_NOINLINE void EdgeColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, T* buffer) {
+  constexpr int64_t L = kBlockLanes<T>;
+  const bool crossed = x.mode == TileMode::Crossed;
+  for (int64_t j = 0; j < L; ++j)
+    for (int64_t i = 0; i < L; ++i)
+      buffer[j * L + i] = i < ni && j < nj ? x.p[crossed ? (i0 + i) * x.stride + j0 + j : i0 + i + (j0 + j) * x.stride]
+                                           : T(1);
+}
+
+template <class T, class V>
+HWY_INLINE void TileColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) {
+  const BlockTag<T> d;
+  constexpr int64_t L = kBlockLanes<T>;
+  if (x.mode == TileMode::Scalar) {
+    for (int64_t j = 0; j < L; ++j) v[j] = hn::Set(d, x.p[0]);
+    return;
+  }
+  const bool crossed = x.mode == TileMode::Crossed;
+  if (ni == L && nj == L) {
+    if (crossed) {
+      for (int64_t i = 0; i < L; ++i) v[i] = hn::LoadU(d, x.p + (i0 + i) * x.stride + j0);
+      TransposeBlock<T>(v);
+    } else {
+      for (int64_t j = 0; j < L; ++j) v[j] = hn::LoadU(d, x.p + i0 + (j0 + j) * x.stride);
+    }
+    return;
+  }
+  HWY_ALIGN T buffer[L * L];
+  EdgeColumns(x, i0, j0, ni, nj, buffer);
+  for (int64_t j = 0; j < L; ++j) v[j] = hn::Load(d, buffer + j * L);
+}
+
+template <class T, class V>
+HWY_INLINE void StoreColumns(V* v, T* out, int64_t so, int64_t i0, int64_t j0, int64_t ni, int64_t nj) {
+  const BlockTag<T> d;
+  constexpr int64_t L = kBlockLanes<T>;
+  if (ni == L && nj == L) {
+    for (int64_t j = 0; j < L; ++j) hn::StoreU(v[j], d, out + i0 + (j0 + j) * so);
+    return;
+  }
+  HWY_ALIGN T buffer[L * L];
+  for (int64_t j = 0; j < L; ++j) hn::Store(v[j], d, buffer + j * L);
+  for (int64_t j = 0; j < nj; ++j)
+    for (int64_t i = 0; i < ni; ++i) out[i0 + i + (j0 + j) * so] = buffer[j * L + i];
+}
+
+// Blocks go down the tile in strips of one cache line of columns (64 bytes of a crossed
+// operand's rows, used up at once) and L rows: each output column takes L lanes per step.
+// Fetches the line of row i at column j of a crossed operand ahead of its use: a strip reads
+// one line from each of many rows, a pattern the hardware prefetchers do not follow far enough.
+template <class T>
+HWY_INLINE void PrefetchRow(const TileOperand<T>& x, int64_t i, int64_t j) {
+  if (x.mode == TileMode::Crossed) hwy::Prefetch(x.p + i * x.stride + j);
+}
+
+template <BinaryOp Op, class T>
+struct BinaryColumns {
+  const TileOperand<T>& a;
+  const TileOperand<T>& b;
+  HWY_INLINE void Prefetch(int64_t i, int64_t j) const {
+    PrefetchRow(a, i, j);
+    PrefetchRow(b, i, j);
+  }
+  template <class V>
+  HWY_INLINE void operator()(int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) const {
+    V w[kBlockLanes<T>];
+    TileColumns<T>(a, i0, j0, ni, nj, v);
+    TileColumns<T>(b, i0, j0, ni, nj, w);
+    for (int j = 0; j < kBlockLanes<T>; ++j) v[j] = Bin<Op>(BlockTag<T>(), v[j], w[j]);
+  }
+};
+
+template <UnaryOp Op, class T>
+struct UnaryColumns {
+  const TileOperand<T>& in;
+  HWY_INLINE void Prefetch(int64_t i, int64_t j) const { PrefetchRow(in, i, j); }
+  template <class V>
+  HWY_INLINE void operator()(int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) const {
+    TileColumns<T>(in, i0, j0, ni, nj, v);
+    for (int j = 0; j < kBlockLanes<T>; ++j) v[j] = UnChecked<Op>(BlockTag<T>(), v[j]);
+  }
+};
+
+// Blocks go down the tile in strips of one cache line of columns (64 bytes of a crossed
+// operand's rows, used up at once) and L rows: each output column takes L lanes per step.
+template <class T, class Columns>
+HWY_INLINE void TileLoop(T* out, int64_t so, int64_t rows, int64_t cols, const Columns& columns) {
+  constexpr int64_t L = kBlockLanes<T>, kStrip = 64 / sizeof(T), kAhead = 16;  // rows
+  using V = decltype(hn::Zero(BlockTag<T>()));
+  for (int64_t j0 = 0; j0 < cols; j0 += kStrip)
+    for (int64_t i0 = 0; i0 < rows; i0 += L) {
+      for (int64_t i = i0 + kAhead; i < i0 + kAhead + L; ++i) {
+        if (i < rows) columns.Prefetch(i, j0);
+        else if (j0 + kStrip < cols && i - rows < rows) columns.Prefetch(i - rows, j0 + kStrip);
+      }
+      for (int64_t jb = j0; jb < std::min(cols, j0 + kStrip); jb += L) {
+        const int64_t ni = std::min(L, rows - i0), nj = std::min(L, cols - jb);
+        V v[L];
+        columns(i0, jb, ni, nj, v);
+        StoreColumns<T>(v, out, so, i0, jb, ni, nj);
+      }
+    }
+}
+
+template <BinaryOp Op, class T>
+HWY_INLINE void BinaryTileLoop(const TileOperand<T>& a, const TileOperand<T>& b, T* out, int64_t so, int64_t rows,
+                               int64_t cols) {
+  TileLoop<T>(out, so, rows, cols, BinaryColumns<Op, T>{a, b});
+}
+
+template <UnaryOp Op, class T>
+HWY_INLINE void UnaryTileLoop(const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols) {
+  TileLoop<T>(out, so, rows, cols, UnaryColumns<Op, T>{in});
+}
+#endif
+
+template <class T>
+HWY_INLINE bool BinaryTile(BinaryOp op, const TileOperand<T>& a, const TileOperand<T>& b, T* out, int64_t so,
+                           int64_t rows, int64_t cols) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)op, (void)a, (void)b, (void)out, (void)so, (void)rows, (void)cols;
+  return false;
+#else
+  switch (op) {
+#define TENSORA_BINARY_CASE(name) \
+  case BinaryOp::name: BinaryTileLoop<BinaryOp::name>(a, b, out, so, rows, cols); return true;
+    TENSORA_SIMD_BINARY_OPS(TENSORA_BINARY_CASE)
+#undef TENSORA_BINARY_CASE
+    default: return false;
+  }
+#endif
+}
+
+template <class T>
+HWY_INLINE bool UnaryTile(UnaryOp op, const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)op, (void)in, (void)out, (void)so, (void)rows, (void)cols;
+  return false;
+#else
+  switch (op) {
+#define TENSORA_UNARY_CASE(name) \
+  case UnaryOp::name: UnaryTileLoop<UnaryOp::name>(in, out, so, rows, cols); return true;
+    TENSORA_SIMD_UNARY_OPS(TENSORA_UNARY_CASE)
+#undef TENSORA_UNARY_CASE
+    default: return false;
+  }
+#endif
+}
+
+bool BinaryTileF32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, int64_t so, int64_t rows,
+                   int64_t cols) {
+  return BinaryTile(op, a, b, out, so, rows, cols);
+}
+bool BinaryTileF64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out, int64_t so, int64_t rows,
+                   int64_t cols) {
+  return BinaryTile(op, a, b, out, so, rows, cols);
+}
+bool UnaryTileF32(UnaryOp op, TileOperand<float> in, float* out, int64_t so, int64_t rows, int64_t cols) {
+  return UnaryTile(op, in, out, so, rows, cols);
+}
+bool UnaryTileF64(UnaryOp op, TileOperand<double> in, double* out, int64_t so, int64_t rows, int64_t cols) {
+  return UnaryTile(op, in, out, so, rows, cols);
+}
 
 // Sums in double with eight accumulators (the add latency times the adds per cycle); the
 // lane layout is fixed per target. F32 is blocked: each float lane adds kDepth values, then
@@ -249,6 +423,10 @@ HWY_EXPORT(BinaryF32);
 HWY_EXPORT(BinaryF64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
+HWY_EXPORT(BinaryTileF32);
+HWY_EXPORT(BinaryTileF64);
+HWY_EXPORT(UnaryTileF32);
+HWY_EXPORT(UnaryTileF64);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
 HWY_EXPORT(MaxF32);
@@ -286,6 +464,22 @@ bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n) {
 }
 bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n) {
   return HWY_DYNAMIC_DISPATCH(UnaryF64)(op, in, out, n);
+}
+bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
+                     std::int64_t rows, std::int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(BinaryTileF32)(op, a, b, out, out_stride, rows, cols);
+}
+bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
+                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(BinaryTileF64)(op, a, b, out, out_stride, rows, cols);
+}
+bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
+                    std::int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(UnaryTileF32)(op, in, out, out_stride, rows, cols);
+}
+bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
+                    std::int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols);
 }
 double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }

@@ -17,6 +17,29 @@ bool binary_f64(BinaryOp op, const double* a, std::int64_t sa, const double* b, 
 bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n);
 bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n);
 
+// One operand of a transposing tile: element (i, j) is p[i + j * stride] when Straight
+// (contiguous along i, the output's axis), p[i * stride + j] when Crossed, p[0] when Scalar.
+enum class TileMode : std::uint8_t { Straight, Crossed, Scalar };
+template <class T>
+struct TileOperand {
+  const T* p;
+  std::int64_t stride;
+  TileMode mode;
+};
+
+// out[i + j * out_stride] = a(i, j) op b(i, j) (or op in(i, j)) for i < rows, j < cols: the op
+// is applied to columns that crossed operands give after an in-register transpose, so an op on
+// transposed inputs into a column-major output streams every operand once. Bitwise the same
+// values as binary_f32 and friends; false when the op has no vector version.
+bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
+                     std::int64_t rows, std::int64_t cols);
+bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
+                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols);
+bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
+                    std::int64_t cols);
+bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
+                    std::int64_t cols);
+
 // Sums in double for accuracy; the blocking is fixed so results are deterministic.
 double sum_f32(const float* x, std::int64_t n);
 double sum_f64(const double* x, std::int64_t n);

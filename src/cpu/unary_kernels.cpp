@@ -19,8 +19,7 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
   using R = decltype(fn::unary<Op>(C{}));
   // bool for predicates, the real type for abs/real/imag of complex, else the input's type.
   using Out = std::conditional_t<std::is_same_v<R, bool>, bool, std::conditional_t<std::is_same_v<R, C>, T, R>>;
-  run_elementwise<2>(engine, {&out, &in},
-                     [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+  auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
     constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
     if constexpr (std::is_same_v<T, float> && std::is_same_v<Out, float>) {
       if (s[0] == kT && s[1] == kT &&
@@ -34,7 +33,20 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
     }
     for (std::int64_t i = 0; i < n; ++i)
       store_from_compute<Out>(p[0] + i * s[0], fn::unary<Op>(load_as_compute<T>(p[1] + i * s[1])));
-  });
+  };
+  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>) {
+    auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols) {
+      if constexpr (std::is_same_v<T, float>)
+        return simd::unary_tile_f32(Op, tile_operand<float>(p[1]), reinterpret_cast<float*>(p[0].p), p[0].stride,
+                                    rows, cols);
+      else
+        return simd::unary_tile_f64(Op, tile_operand<double>(p[1]), reinterpret_cast<double*>(p[0].p), p[0].stride,
+                                    rows, cols);
+    };
+    run_elementwise<2>(engine, {&out, &in}, inner, tile);
+  } else {
+    run_elementwise<2>(engine, {&out, &in}, inner);
+  }
 }
 
 template <UnaryOp Op>

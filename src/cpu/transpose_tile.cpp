@@ -1,0 +1,104 @@
+// Highway kernels for cpu/transpose_tile.hpp, compiled once per SIMD target. Blocks of L x L
+// elements (L = lanes of a 128-bit vector: 16, 8, 4 or 2) are transposed in registers
+// (transpose_block-inl.h); 16-byte elements are whole vectors and move without shuffles.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/transpose_tile.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cpu/transpose_tile.hpp"
+#include "cpu/transpose_block-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace tensora::simd::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <std::size_t E>
+HWY_INLINE void CopyOne(char* d, const char* s) {
+  std::memcpy(d, s, E);
+}
+
+// The scalar edges: rows [r0, r1) x cols [c0, c1).
+template <std::size_t E>
+HWY_INLINE void Edges(char* dst, int64_t ds, const char* src, int64_t ss, int64_t r0, int64_t r1, int64_t c0,
+                      int64_t c1) {
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t c = c0; c < c1; ++c) CopyOne<E>(dst + r * static_cast<int64_t>(E) + c * ds, src + r * ss + c * static_cast<int64_t>(E));
+}
+
+#if HWY_TARGET != HWY_SCALAR
+template <class T>
+HWY_INLINE void Block(char* dst, int64_t ds, const char* src, int64_t ss) {
+  const BlockTag<T> d;
+  constexpr int L = kBlockLanes<T>;
+  using V = decltype(hn::Zero(d));
+  V v[L];
+  for (int k = 0; k < L; ++k) v[k] = hn::LoadU(d, reinterpret_cast<const T*>(src + k * ss));
+  TransposeBlock<T>(v);
+  for (int k = 0; k < L; ++k) hn::StoreU(v[k], d, reinterpret_cast<T*>(dst + k * ds));
+}
+
+template <class T>
+HWY_INLINE void Tile(char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows, int64_t cols) {
+  constexpr int64_t E = sizeof(T), L = 16 / E;
+  const int64_t rows_full = rows - rows % L, cols_full = cols - cols % L;
+  // Blocks go in the order that suits the side farther apart in memory (the other side is a
+  // buffer in L1): along its lines, so that only L of its cache lines are open at a time, each
+  // used up before the next is touched, even when the lines alias in the cache.
+  if (std::abs(ss) >= std::abs(ds)) {
+    for (int64_t r = 0; r < rows_full; r += L)
+      for (int64_t c = 0; c < cols_full; c += L) Block<T>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
+  } else {
+    for (int64_t c = 0; c < cols_full; c += L)
+      for (int64_t r = 0; r < rows_full; r += L) Block<T>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
+  }
+  Edges<E>(dst, ds, src, ss, 0, rows, cols_full, cols);
+  Edges<E>(dst, ds, src, ss, rows_full, rows, 0, cols_full);
+}
+#endif
+
+// 16-byte elements: each one is a vector already.
+HWY_INLINE void Tile16(char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows, int64_t cols) {
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t r = 0; r < rows; ++r) CopyOne<16>(dst + r * 16 + c * ds, src + r * ss + c * 16);
+}
+
+void TransposeTile(std::size_t esize, char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows,
+                   int64_t cols) {
+#if HWY_TARGET == HWY_SCALAR
+  switch (esize) {
+    case 1: return Edges<1>(dst, ds, src, ss, 0, rows, 0, cols);
+    case 2: return Edges<2>(dst, ds, src, ss, 0, rows, 0, cols);
+    case 4: return Edges<4>(dst, ds, src, ss, 0, rows, 0, cols);
+    case 8: return Edges<8>(dst, ds, src, ss, 0, rows, 0, cols);
+    default: return Tile16(dst, ds, src, ss, rows, cols);
+  }
+#else
+  switch (esize) {
+    case 1: return Tile<uint8_t>(dst, ds, src, ss, rows, cols);
+    case 2: return Tile<uint16_t>(dst, ds, src, ss, rows, cols);
+    case 4: return Tile<uint32_t>(dst, ds, src, ss, rows, cols);
+    case 8: return Tile<uint64_t>(dst, ds, src, ss, rows, cols);
+    default: return Tile16(dst, ds, src, ss, rows, cols);
+  }
+#endif
+}
+
+}  // namespace tensora::simd::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tensora::simd {
+
+HWY_EXPORT(TransposeTile);
+
+void transpose_tile(std::size_t esize, char* dst, std::int64_t dst_stride, const char* src,
+                    std::int64_t src_stride, std::int64_t rows, std::int64_t cols) {
+  HWY_DYNAMIC_DISPATCH(TransposeTile)(esize, dst, dst_stride, src, src_stride, rows, cols);
+}
+
+}  // namespace tensora::simd
+#endif

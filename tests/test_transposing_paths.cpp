@@ -1,0 +1,159 @@
+// The transposing paths of elementwise ops (src/cpu/elementwise_loop.hpp): an allocating op
+// on transposed or permuted inputs writes a column-major result through tiles (in-register
+// transposes, staged buffers, or the SIMD tile kernels). Those results must be bitwise the
+// flat path's: the same op on the inputs' own (contiguous) layout, transposed back as a view.
+// Sizes are odd, so every tile edge and every block edge is hit, and above one kernel grain
+// (65536 elements), where the tiles start; every element size (1, 2, 4, 8, 16 bytes); serial
+// and 3 threads.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensora/tensora.hpp"
+
+namespace {
+
+using tensora::CpuEngine;
+using tensora::DType;
+using tensora::Tensor;
+
+std::vector<unsigned char> bytes_of(const Tensor& t) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * tensora::size_of(t.dtype()));
+  t.copy_to_buffer(out.data(), tensora::Layout::ColMajor);
+  return out;
+}
+
+// Values with signs, fractions, NaN and signed zeros (integers: scaled, so they differ).
+Tensor values(DType d, std::uint64_t seed, std::int64_t n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (auto& e : v) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    e = static_cast<double>(x >> 11) * 0x1p-53 * 6.0 - 3.0;
+    if (tensora::is_integer(d)) e = std::round(e * 20.0);
+  }
+  if (tensora::is_floating(d) || tensora::is_complex(d))
+    for (std::size_t i = 0; i < v.size(); i += 997) {
+      v[i] = std::nan("");
+      if (i + 1 < v.size()) v[i + 1] = -0.0;
+    }
+  CpuEngine e = CpuEngine::serial();
+  return Tensor::from_vec_col_major({n}, v).cast(d, e);
+}
+
+// A layout of `flat` (column-major base of shape `base`) viewed through `axes`, with the base
+// itself: op(view) must equal op(base) viewed through the same axes.
+struct Layout {
+  const char* name;
+  tensora::Shape base;
+  std::vector<std::int64_t> axes;
+};
+const std::vector<Layout> kLayouts = {
+    {"transposed 233x301", {233, 301}, {1, 0}},
+    {"reversed 97x101x7", {97, 101, 7}, {2, 1, 0}},
+    {"inner pair swapped 97x101x7", {97, 101, 7}, {1, 0, 2}},
+};
+
+std::vector<CpuEngine> engines() {
+  std::vector<CpuEngine> out;
+  out.push_back(CpuEngine::serial());
+  out.push_back(CpuEngine::parallel(3));
+  return out;
+}
+
+void expect_same(const Tensor& want, const Tensor& got, const std::string& label) {
+  SCOPED_TRACE(label);
+  ASSERT_EQ(got.dtype(), want.dtype());
+  ASSERT_EQ(got.shape(), want.shape());
+  EXPECT_TRUE(got.is_contiguous()) << "the allocating form promises a column-major result";
+  EXPECT_TRUE(bytes_of(got) == bytes_of(want));
+}
+
+const std::vector<DType> kBinaryDtypes = {DType::I8,  DType::U8,  DType::I16, DType::F16, DType::BF16, DType::I32,
+                                          DType::F32, DType::I64, DType::F64, DType::C64, DType::C128};
+
+}  // namespace
+
+TEST(TransposingPaths, BinaryOpsOnTransposedInputsEqualTheFlatPath) {
+  for (CpuEngine& e : engines())
+    for (const Layout& lay : kLayouts)
+      for (DType d : kBinaryDtypes)
+        for (const char* op : {"add", "mul", "maximum"}) {
+          if (std::string(op) == "maximum" && tensora::is_complex(d)) continue;
+          const std::int64_t n = tensora::numel(lay.base);
+          const Tensor a = values(d, 1, n).reshape(lay.base), b = values(d, 2, n).reshape(lay.base);
+          const Tensor at = a.permute(lay.axes), bt = b.permute(lay.axes);
+          auto apply = [&](const Tensor& x, const Tensor& y) {
+            const std::string o = op;
+            return o == "add" ? x.add(y, e) : o == "mul" ? x.mul(y, e) : x.maximum(y, e);
+          };
+          const std::string label = std::string(op) + " " + std::string(tensora::name(d)) + " " + lay.name + " threads " +
+                                    std::to_string(e.threads());
+          // Both operands transposed: the flat path is the op on the bases.
+          expect_same(apply(a, b).permute(lay.axes), apply(at, bt), label + ", both transposed");
+          // One operand transposed, one column-major; and a broadcast scalar.
+          const Tensor c = values(d, 3, n).reshape(at.shape());
+          expect_same(apply(at.contiguous(), c), apply(at, c), label + ", one transposed");
+          expect_same(apply(c, at.contiguous()), apply(c, at), label + ", the other one transposed");
+          const Tensor s = values(d, 4, 1).reshape({});
+          expect_same(apply(a, s).permute(lay.axes), apply(at, s), label + ", with a scalar");
+        }
+}
+
+TEST(TransposingPaths, UnaryOpsOnTransposedInputsEqualTheFlatPath) {
+  for (CpuEngine& e : engines())
+    for (const Layout& lay : kLayouts)
+      for (DType d : kBinaryDtypes) {
+        const std::int64_t n = tensora::numel(lay.base);
+        const Tensor a = values(d, 5, n).reshape(lay.base);
+        const Tensor at = a.permute(lay.axes);
+        const std::string label =
+            std::string(tensora::name(d)) + " " + lay.name + " threads " + std::to_string(e.threads());
+        if (d != DType::U8) expect_same(a.neg(e).permute(lay.axes), at.neg(e), "neg " + label);
+        expect_same(a.abs(e).permute(lay.axes), at.abs(e), "abs " + label);
+        if (tensora::is_floating(d) || tensora::is_complex(d)) {
+          // The SIMD polynomial ops: the tile kernels must round like the flat kernels.
+          expect_same(a.exp(e).permute(lay.axes), at.exp(e), "exp " + label);
+          expect_same(a.tanh(e).permute(lay.axes), at.tanh(e), "tanh " + label);
+        }
+        expect_same(a.permute(lay.axes).contiguous(), at.contiguous(), "contiguous " + label);
+      }
+}
+
+TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
+  const std::vector<std::pair<DType, DType>> pairs = {
+      {DType::Bool, DType::F32}, {DType::F32, DType::Bool}, {DType::I8, DType::C128}, {DType::F16, DType::F64},
+      {DType::F32, DType::F64},  {DType::F64, DType::F32},  {DType::C128, DType::C64}, {DType::I64, DType::F16}};
+  for (CpuEngine& e : engines())
+    for (const Layout& lay : kLayouts)
+      for (auto [from, to] : pairs) {
+        const std::int64_t n = tensora::numel(lay.base);
+        const Tensor a = values(from == DType::Bool ? DType::I32 : from, 6, n).cast(from, e).reshape(lay.base);
+        const std::string label = std::string(tensora::name(from)) + " -> " + std::string(tensora::name(to)) + " " + lay.name +
+                                  " threads " + std::to_string(e.threads());
+        expect_same(a.cast(to, e).permute(lay.axes), a.permute(lay.axes).cast(to, e), label);
+      }
+}
+
+// Spot values, so that the comparisons above cannot pass on two equally wrong paths.
+TEST(TransposingPaths, ATransposedAddHasTheRightValues) {
+  CpuEngine e = CpuEngine::parallel(3);
+  const Tensor a = values(DType::F32, 7, 233 * 301).reshape({233, 301});
+  const Tensor b = values(DType::F32, 8, 233 * 301).reshape({233, 301});
+  const Tensor got = a.transpose().add(b.transpose(), e);
+  ASSERT_EQ(got.shape(), (tensora::Shape{301, 233}));
+  std::vector<float> av(233 * 301), bv(233 * 301), gv(233 * 301);
+  a.copy_to_buffer(av.data(), tensora::Layout::ColMajor);
+  b.copy_to_buffer(bv.data(), tensora::Layout::ColMajor);
+  got.copy_to_buffer(gv.data(), tensora::Layout::ColMajor);
+  for (std::int64_t i : {0, 1, 7, 128, 300})
+    for (std::int64_t j : {0, 3, 64, 232}) {
+      const float want = av[j + 233 * i] + bv[j + 233 * i];  // got(i, j) = a(j, i) + b(j, i)
+      const float have = gv[i + 301 * j];
+      if (std::isnan(want)) EXPECT_TRUE(std::isnan(have)) << i << ", " << j;
+      else EXPECT_EQ(have, want) << i << ", " << j;
+    }
+}
