@@ -72,9 +72,6 @@ struct NoTileKernel {
   }
 };
 
-// A tile's elements along each axis: about 512 bytes of the widest operand along the output's
-// axis and 256 bytes along the other for tile kernels (128 x 64 in F32); 512 bytes both ways
-// for staged tiles, whose buffers are then 64 KiB at most.
 template <int K>
 std::int64_t widest(const std::array<std::int64_t, K>& element_size) {
   std::int64_t w = 1;
@@ -105,6 +102,9 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   // r: the axis of the runs (or the tile kernel's rows), q: the other one.
   const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
   const std::size_t q = r == 0 ? cross : 0;
+  // A tile's elements along each axis: about 512 bytes of the widest operand along r and 256
+  // bytes along q for tile kernels (128 x 64 in F32); 512 bytes both ways for staged tiles,
+  // whose buffers are then 64 KiB at most.
   const std::int64_t w = widest<K>(element_size);
   const std::int64_t side_r = std::clamp<std::int64_t>(512 / w, 32, 128);
   const std::int64_t side_q = by_kernel ? std::clamp<std::int64_t>(256 / w, 16, 64) : side_r;
@@ -130,7 +130,7 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   std::array<std::int64_t, K> step;
   for (int k = 0; k < K; ++k) step[k] = staged[k] ? element_size[k] : loop.strides[k][r];
   auto body = [&](std::int64_t t0, std::int64_t t1) {
-    std::vector<char> buffer(static_cast<std::size_t>(stage_bytes) + 64);
+    std::vector<char> buffer(stage_bytes > 0 ? static_cast<std::size_t>(stage_bytes) + 64 : 0);
     char* stage = buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64;
     for (std::int64_t t = t0; t < t1; ++t) {
       const std::int64_t o = t / (tiles_r * tiles_q), in_tile = t % (tiles_r * tiles_q);

@@ -1,6 +1,6 @@
-// Highway kernels for cpu/transpose_tile.hpp, compiled once per SIMD target. Blocks of L x L
-// elements (L = lanes of a 128-bit vector: 16, 8, 4 or 2) are transposed in registers
-// (transpose_block-inl.h); 16-byte elements are whole vectors and move without shuffles.
+// Highway kernels for cpu/transpose_tile.hpp, compiled once per SIMD target: one template for
+// every element size. Blocks of L x L elements (L = lanes of a 128-bit vector: 16, 8, 4 or 2;
+// 1 for 16-byte elements) are transposed in registers (transpose_block-inl.h).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/transpose_tile.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -30,61 +30,55 @@ HWY_INLINE void Edges(char* dst, int64_t ds, const char* src, int64_t ss, int64_
 }
 
 #if HWY_TARGET != HWY_SCALAR
-template <class T>
+// One L x L block; 16-byte elements are a vector each (L = 1) and move without shuffles.
+template <std::size_t E>
 HWY_INLINE void Block(char* dst, int64_t ds, const char* src, int64_t ss) {
-  const BlockTag<T> d;
-  constexpr int L = kBlockLanes<T>;
-  using V = decltype(hn::Zero(d));
-  V v[L];
-  for (int k = 0; k < L; ++k) v[k] = hn::LoadU(d, reinterpret_cast<const T*>(src + k * ss));
-  TransposeBlock<T>(v);
-  for (int k = 0; k < L; ++k) hn::StoreU(v[k], d, reinterpret_cast<T*>(dst + k * ds));
+  if constexpr (E == 16) {
+    CopyOne<16>(dst, src);
+  } else {
+    using T = hwy::UnsignedFromSize<E>;
+    const BlockTag<T> d;
+    constexpr int L = kBlockLanes<T>;
+    using V = decltype(hn::Zero(d));
+    V v[L];
+    for (int k = 0; k < L; ++k) v[k] = hn::LoadU(d, reinterpret_cast<const T*>(src + k * ss));
+    TransposeBlock<T>(v);
+    for (int k = 0; k < L; ++k) hn::StoreU(v[k], d, reinterpret_cast<T*>(dst + k * ds));
+  }
 }
+#endif
 
-template <class T>
+template <std::size_t E>
 HWY_INLINE void Tile(char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows, int64_t cols) {
-  constexpr int64_t E = sizeof(T), L = 16 / E;
+#if HWY_TARGET == HWY_SCALAR
+  Edges<E>(dst, ds, src, ss, 0, rows, 0, cols);
+#else
+  constexpr int64_t L = E == 16 ? 1 : static_cast<int64_t>(16 / E);
   const int64_t rows_full = rows - rows % L, cols_full = cols - cols % L;
   // Blocks go in the order that suits the side farther apart in memory (the other side is a
   // buffer in L1): along its lines, so that only L of its cache lines are open at a time, each
   // used up before the next is touched, even when the lines alias in the cache.
   if (std::abs(ss) >= std::abs(ds)) {
     for (int64_t r = 0; r < rows_full; r += L)
-      for (int64_t c = 0; c < cols_full; c += L) Block<T>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
+      for (int64_t c = 0; c < cols_full; c += L) Block<E>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
   } else {
     for (int64_t c = 0; c < cols_full; c += L)
-      for (int64_t r = 0; r < rows_full; r += L) Block<T>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
+      for (int64_t r = 0; r < rows_full; r += L) Block<E>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
   }
   Edges<E>(dst, ds, src, ss, 0, rows, cols_full, cols);
   Edges<E>(dst, ds, src, ss, rows_full, rows, 0, cols_full);
-}
 #endif
-
-// 16-byte elements: each one is a vector already.
-HWY_INLINE void Tile16(char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows, int64_t cols) {
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = 0; r < rows; ++r) CopyOne<16>(dst + r * 16 + c * ds, src + r * ss + c * 16);
 }
 
 void TransposeTile(std::size_t esize, char* dst, int64_t ds, const char* src, int64_t ss, int64_t rows,
                    int64_t cols) {
-#if HWY_TARGET == HWY_SCALAR
   switch (esize) {
-    case 1: return Edges<1>(dst, ds, src, ss, 0, rows, 0, cols);
-    case 2: return Edges<2>(dst, ds, src, ss, 0, rows, 0, cols);
-    case 4: return Edges<4>(dst, ds, src, ss, 0, rows, 0, cols);
-    case 8: return Edges<8>(dst, ds, src, ss, 0, rows, 0, cols);
-    default: return Tile16(dst, ds, src, ss, rows, cols);
+    case 1: return Tile<1>(dst, ds, src, ss, rows, cols);
+    case 2: return Tile<2>(dst, ds, src, ss, rows, cols);
+    case 4: return Tile<4>(dst, ds, src, ss, rows, cols);
+    case 8: return Tile<8>(dst, ds, src, ss, rows, cols);
+    default: return Tile<16>(dst, ds, src, ss, rows, cols);
   }
-#else
-  switch (esize) {
-    case 1: return Tile<uint8_t>(dst, ds, src, ss, rows, cols);
-    case 2: return Tile<uint16_t>(dst, ds, src, ss, rows, cols);
-    case 4: return Tile<uint32_t>(dst, ds, src, ss, rows, cols);
-    case 8: return Tile<uint64_t>(dst, ds, src, ss, rows, cols);
-    default: return Tile16(dst, ds, src, ss, rows, cols);
-  }
-#endif
 }
 
 }  // namespace tensora::simd::HWY_NAMESPACE
