@@ -363,7 +363,9 @@ bool usable(const Tensor& t, DType ct, std::size_t nb, std::size_t g1, std::size
     return b && (b->stride == 0 || b->stride == 1);
   }
   if (path == Path::Blas) return blas_form(rows, cols, x->stride, y->stride).ok;
-  return true;
+  // The generic kernel takes any strides, but with neither matrix axis unit-stride (a stack
+  // with the batch fastest) it reads a cache line per element: a dense copy is cheaper.
+  return rows == 1 || cols == 1 || x->stride == 1 || y->stride == 1;
 }
 
 bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, std::size_t nn, Path path,
@@ -376,7 +378,10 @@ bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, st
     const BlasForm f = blas_form(m, n, x->stride, y->stride);
     return f.ok && (m == 1 || n == 1 || x->stride != y->stride);  // BLAS writes C, so no aliasing
   }
-  return true;
+  // The generic kernel stores C by columns: with neither matrix axis unit-stride (a stack with
+  // the batch fastest, written product by product) every store opens its own cache line, and
+  // a dense temporary transposed out once is 1.5x faster (256 x 32^3 F32, docs/BENCHMARKS.md).
+  return m == 1 || n == 1 || x->stride == 1 || y->stride == 1;
 }
 
 // The order of the contracted pairs: any order works if both sides use it; pick one in which
