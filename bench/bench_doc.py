@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 DEFAULT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "BENCHMARKS.md")
 
@@ -55,3 +56,23 @@ def fmt(seconds):
 def ratio(a, b):
     """a / b to two decimals ("-" when either is missing)."""
     return "{:.2f}".format(a / b) if a and b else "-"
+
+
+def median_ms(fn, reps=15):
+    """fn's median wall time over `reps` calls after one warm-up, in milliseconds."""
+    fn()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def numpy_child(script, threads, *args):
+    """Runs `script --numpy-only args...` in a child process whose BLAS has `threads` threads
+    (NumPy reads OPENBLAS_NUM_THREADS when it loads); returns its stdout."""
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
+    return subprocess.run([sys.executable, os.path.abspath(script), "--numpy-only", *args], env=env, check=True,
+                          capture_output=True, text=True).stdout

@@ -12,26 +12,12 @@ Usage (Debian's Python, for python3-numpy):
 import argparse
 import datetime
 import os
-import subprocess
-import sys
-import time
 
 import bench_doc  # bench/bench_doc.py
 
 SHAPES = [(64, 96), (256, 32), (16, 256)]  # b products of n x n, as in bench_batched.cpp
 DTYPES = ["f32", "f64"]
 TENSORA = ["tensora-einsum", "tensora-into", "tensora-matmul", "tensora-cm"]
-
-
-def median_ms(fn, reps=15):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def numpy_times():
@@ -41,15 +27,13 @@ def numpy_times():
     for dt in DTYPES:
         for b, n in SHAPES:
             x, y = (rng.uniform(-1, 1, (b, n, n)).astype(dt.replace("f", "float")) for _ in range(2))
-            mm = median_ms(lambda: np.matmul(x, y))
-            es = median_ms(lambda: np.einsum("bij,bjk->bik", x, y, optimize=True), reps=5)
+            mm = bench_doc.median_ms(lambda: np.matmul(x, y))
+            es = bench_doc.median_ms(lambda: np.einsum("bij,bjk->bik", x, y, optimize=True), reps=5)
             print(dt, b, n, mm, es)
 
 
 def numpy_in_child(threads):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    text = subprocess.run([sys.executable, os.path.abspath(__file__), "--numpy-only"], env=env, check=True,
-                          capture_output=True, text=True).stdout
+    text = bench_doc.numpy_child(__file__, threads)
     out = {}
     for line in text.splitlines():
         dt, b, n, mm, es = line.split()

@@ -11,9 +11,7 @@ Usage (Debian's Python, for python3-numpy):
 import argparse
 import datetime
 import os
-import subprocess
 import sys
-import time
 
 import bench_doc  # bench/bench_doc.py
 
@@ -24,17 +22,6 @@ CASES = [
 ]
 
 
-def median_ms(fn, reps=15):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
-
-
 def numpy_times():
     import numpy as np
 
@@ -42,14 +29,12 @@ def numpy_times():
     out = {}
     for name, subs, shapes in CASES:
         ops = [rng.random(s) for s in shapes]
-        out[name] = median_ms(lambda: np.einsum(subs, *ops, optimize=True))
+        out[name] = bench_doc.median_ms(lambda: np.einsum(subs, *ops, optimize=True))
     return out
 
 
 def numpy_in_child():
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    text = subprocess.run([sys.executable, os.path.abspath(__file__), "--numpy-only"], env=env, check=True,
-                          capture_output=True, text=True).stdout
+    text = bench_doc.numpy_child(__file__, 1)
     return {line.split()[0]: float(line.split()[1]) for line in text.splitlines() if line.strip()}
 
 

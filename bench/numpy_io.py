@@ -14,21 +14,11 @@ import json
 import os
 import subprocess
 import sys
-import time
+
+import bench_doc  # bench/bench_doc.py
 
 MIB = int(os.environ.get("TENSORA_BENCH_IO_MIB", "1024"))
 DIR = os.environ.get("TENSORA_BENCH_IO_DIR", "/tmp")
-
-
-def median_ms(fn, reps=7):
-    fn()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def numpy_times():
@@ -47,11 +37,11 @@ def numpy_times():
         return int(flat[::4096].sum())
 
     out = {
-        "save+fsync": median_ms(save_fsync),
-        "save": median_ms(lambda: np.save(path, a)),
-        "load mmap": median_ms(lambda: np.load(path, mmap_mode="r")),
-        "load mmap+touch": median_ms(lambda: touch(np.load(path, mmap_mode="r"))),
-        "load read": median_ms(lambda: np.load(path)),
+        "save+fsync": bench_doc.median_ms(save_fsync, reps=7),
+        "save": bench_doc.median_ms(lambda: np.save(path, a), reps=7),
+        "load mmap": bench_doc.median_ms(lambda: np.load(path, mmap_mode="r"), reps=7),
+        "load mmap+touch": bench_doc.median_ms(lambda: touch(np.load(path, mmap_mode="r")), reps=7),
+        "load read": bench_doc.median_ms(lambda: np.load(path), reps=7),
     }
     os.remove(path)
     return out
