@@ -3,7 +3,7 @@
 (bench/bench_batched.cpp) and NumPy's np.matmul / np.einsum on the same memory, 1 and 2 threads.
 
 Usage (Debian's Python, for python3-numpy):
-  /usr/bin/python3 bench/numpy_batched.py build/bench/tensora_bench_batched
+  /usr/bin/python3 bench/numpy_batched.py build-bench/bench/tensora_bench_batched
       runs the binary, then NumPy in a child process per thread count (OPENBLAS_NUM_THREADS),
       and rewrites the "batched" section of docs/BENCHMARKS.md.
   /usr/bin/python3 bench/numpy_batched.py --numpy-only
@@ -55,10 +55,11 @@ def run_binary(binary):
 def render(times, numpy, context):
     load = os.getloadavg()
     lines = [
-        "Reproduce: build `tensora_bench_batched` (the `build` directory of \"How to reproduce\"), then",
+        "Reproduce: `cmake --build build-bench -j2 --target tensora_bench_batched` (configured as under "
+        "\"How to reproduce\"), then",
         "",
         "```sh",
-        "/usr/bin/python3 bench/numpy_batched.py build/bench/tensora_bench_batched",
+        "/usr/bin/python3 bench/numpy_batched.py build-bench/bench/tensora_bench_batched",
         "```",
         "",
         "Run of {} (load average after the run {:.1f}, {:.1f}, {:.1f}; BLAS: {}). Stacks of `b` products "
@@ -90,7 +91,7 @@ def render(times, numpy, context):
                 t = [times.get((who, dt, b, n, th)) for who in TENSORA]
                 torch = times.get(("torch", dt, b, n, th))
                 mm, es = numpy[th].get((dt, b, n), (None, None))
-                best = min(x for x in (torch, mm) if x)
+                best = min((x for x in (torch, mm) if x), default=None)
                 cells = ["{:.3g}".format(x) if x else "-" for x in (*t, torch, mm, es)]
                 lines.append("| {} | {} x {}^3 | {} | {} | {} | {} |".format(
                     dt.upper(), b, n, th, " | ".join(cells), bench_doc.ratio(best, t[0]), bench_doc.ratio(best, t[2])))
