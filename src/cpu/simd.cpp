@@ -157,8 +157,6 @@ HWY_INLINE void StoreColumns(V* v, T* out, int64_t so, int64_t i0, int64_t j0, i
     for (int64_t i = 0; i < ni; ++i) out[i0 + i + (j0 + j) * so] = buffer[j * L + i];
 }
 
-// Blocks go down the tile in strips of one cache line of columns (64 bytes of a crossed
-// operand's rows, used up at once) and L rows: each output column takes L lanes per step.
 // Fetches the line of row i at column j of a crossed operand ahead of its use: a strip reads
 // one line from each of many rows, a pattern the hardware prefetchers do not follow far enough.
 template <class T>
