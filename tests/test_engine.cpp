@@ -40,24 +40,7 @@ std::vector<unsigned char> bytes_of(const Tensor& t) {
   return out;
 }
 
-// Values with signs, fractions, NaN and signed zeros in the mix (a cheap generator: the
-// library's Philox is slow in Debug builds).
-Tensor mixed(DType d, std::uint64_t seed, std::int64_t n = kN) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& e : v) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    e = static_cast<double>(x >> 11) * 0x1p-53 * 12.0 - 6.0;
-    if (tensora::is_integer(d)) e *= 1000.0;
-  }
-  if (tensora::is_floating(d) || tensora::is_complex(d))
-    for (std::size_t i = 0; i < v.size(); i += 1000) {
-      v[i] = std::nan("");
-      if (i + 1 < v.size()) v[i + 1] = -0.0;
-    }
-  CpuEngine e = CpuEngine::serial();
-  return Tensor::from_vec_col_major({n}, v).cast(d, e);
-}
+Tensor mixed(DType d, std::uint64_t seed, std::int64_t n = kN) { return tensora_test::mixed_values(d, seed, n); }
 
 using BinFn = Tensor (Tensor::*)(const Tensor&, Engine&, tensora::SourceLocation) const;
 using UnFn = Tensor (Tensor::*)(Engine&, tensora::SourceLocation) const;

@@ -17,10 +17,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tensora/tensora.hpp"
 
@@ -82,6 +85,26 @@ class ScopedEnv {
   std::string name_;
   std::optional<std::string> old_;
 };
+
+// n values in dtype d with signs, fractions, NaN and signed zeros in the mix (integers: scaled
+// by 1000 before the cast, so they differ). A cheap generator: the library's Philox is slow in
+// Debug builds.
+inline tensora::Tensor mixed_values(tensora::DType d, std::uint64_t seed, std::int64_t n) {
+  std::vector<double> v(static_cast<std::size_t>(n));
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (auto& e : v) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    e = static_cast<double>(x >> 11) * 0x1p-53 * 12.0 - 6.0;
+    if (tensora::is_integer(d)) e *= 1000.0;
+  }
+  if (tensora::is_floating(d) || tensora::is_complex(d))
+    for (std::size_t i = 0; i < v.size(); i += 1000) {
+      v[i] = std::nan("");
+      if (i + 1 < v.size()) v[i + 1] = -0.0;
+    }
+  tensora::CpuEngine e = tensora::CpuEngine::serial();
+  return tensora::Tensor::from_vec_col_major({n}, v).cast(d, e);
+}
 
 // Runs `f`, which must throw tensora::Error, and returns the error (a test failure otherwise).
 template <class F>

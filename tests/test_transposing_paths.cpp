@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tensora/tensora.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -26,23 +27,8 @@ std::vector<unsigned char> bytes_of(const Tensor& t) {
   return out;
 }
 
-// Values with signs, fractions, NaN and signed zeros (integers: scaled, so they differ).
-Tensor values(DType d, std::uint64_t seed, std::int64_t n) {
-  std::vector<double> v(static_cast<std::size_t>(n));
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& e : v) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    e = static_cast<double>(x >> 11) * 0x1p-53 * 6.0 - 3.0;
-    if (tensora::is_integer(d)) e = std::round(e * 20.0);
-  }
-  if (tensora::is_floating(d) || tensora::is_complex(d))
-    for (std::size_t i = 0; i < v.size(); i += 997) {
-      v[i] = std::nan("");
-      if (i + 1 < v.size()) v[i + 1] = -0.0;
-    }
-  CpuEngine e = CpuEngine::serial();
-  return Tensor::from_vec_col_major({n}, v).cast(d, e);
-}
+// Values with signs, fractions, NaN and signed zeros (test_support.hpp).
+Tensor values(DType d, std::uint64_t seed, std::int64_t n) { return tensora_test::mixed_values(d, seed, n); }
 
 // A layout of `flat` (column-major base of shape `base`) viewed through `axes`, with the base
 // itself: op(view) must equal op(base) viewed through the same axes.
