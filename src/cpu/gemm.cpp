@@ -352,6 +352,13 @@ void run_lanes(const Views& v, Engine& engine) {
   else engine.parallel_for(v.batch, grain, range);
 }
 
+// Whether a rows x cols matrix with strides x, y has a unit-stride axis (a vector always does).
+// The generic kernel takes any strides, but without one (a stack with the batch fastest) it
+// reads, or stores, a cache line per element, and a dense copy is cheaper.
+bool has_unit_axis(std::int64_t rows, std::int64_t cols, const Dim& x, const Dim& y) {
+  return rows == 1 || cols == 1 || x.stride == 1 || y.stride == 1;
+}
+
 // Whether an operand view can be used in place on a path.
 bool usable(const Tensor& t, DType ct, std::size_t nb, std::size_t g1, std::size_t g2, Path path, std::int64_t rows,
             std::int64_t cols) {
@@ -363,9 +370,7 @@ bool usable(const Tensor& t, DType ct, std::size_t nb, std::size_t g1, std::size
     return b && (b->stride == 0 || b->stride == 1);
   }
   if (path == Path::Blas) return blas_form(rows, cols, x->stride, y->stride).ok;
-  // The generic kernel takes any strides, but with neither matrix axis unit-stride (a stack
-  // with the batch fastest) it reads a cache line per element: a dense copy is cheaper.
-  return rows == 1 || cols == 1 || x->stride == 1 || y->stride == 1;
+  return has_unit_axis(rows, cols, *x, *y);
 }
 
 bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, std::size_t nn, Path path,
@@ -378,10 +383,8 @@ bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, st
     const BlasForm f = blas_form(m, n, x->stride, y->stride);
     return f.ok && (m == 1 || n == 1 || x->stride != y->stride);  // BLAS writes C, so no aliasing
   }
-  // The generic kernel stores C by columns: with neither matrix axis unit-stride (a stack with
-  // the batch fastest, written product by product) every store opens its own cache line, and
-  // a dense temporary transposed out once is 1.5x faster (256 x 32^3 F32, docs/BENCHMARKS.md).
-  return m == 1 || n == 1 || x->stride == 1 || y->stride == 1;
+  // A dense temporary transposed out once: 1.5x faster for 256 x 32^3 F32 (docs/BENCHMARKS.md).
+  return has_unit_axis(m, n, *x, *y);
 }
 
 // The order of the contracted pairs: any order works if both sides use it; pick one in which
