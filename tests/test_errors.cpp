@@ -167,7 +167,7 @@ TEST(ErrorKind, EveryKindHasAUniqueName) {
 TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
   // The catalogue in docs/errors.md lists exactly these.
   using tensora::ErrorDetail;
-  static_assert(std::variant_size_v<ErrorDetail> == 12);
+  static_assert(std::variant_size_v<ErrorDetail> == 13);
   const ErrorDetail details[] = {
       tensora::NoDetail{},
       tensora::DTypeMismatch{DType::F64, DType::F32},
@@ -181,6 +181,7 @@ TEST(ErrorDetail, EveryDetailTypeIsAnAlternative) {
       tensora::InvalidArgument{"step"},
       tensora::IoError{"a.npy", "truncated data"},
       tensora::OutOfMemory{1 << 20, "cpu:0", 0},
+      tensora::LinAlgFailure{{1}, 2, false},
   };
   for (std::size_t i = 0; i < std::size(details); ++i) EXPECT_EQ(details[i].index(), i);
 }

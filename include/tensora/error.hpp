@@ -89,12 +89,20 @@ struct OutOfMemory {
   std::string device;
   std::uint64_t limit_bytes;
 };
+// A linear-algebra routine that failed on one matrix of a batch: its index over the batch
+// axes (empty without a batch), LAPACK's info (e.g. the order of the leading minor that is not
+// positive; 0 when the matrix held a NaN or infinity and LAPACK was not called).
+struct LinAlgFailure {
+  std::vector<std::int64_t> batch_index;
+  std::int64_t info;
+  bool non_finite;
+};
 struct NoDetail {};
 
 using ErrorDetail =
     std::variant<NoDetail, DTypeMismatch, ShapeMismatch, ShapeDataLengthMismatch, AxisOutOfRange,
                  DeviceMismatch, UnsupportedDTypeConversion, UnsupportedDType, AlreadyInitialized,
-                 InvalidArgument, IoError, OutOfMemory>;
+                 InvalidArgument, IoError, OutOfMemory, LinAlgFailure>;
 
 class Error : public std::exception {
  public:
