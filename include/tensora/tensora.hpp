@@ -7,6 +7,7 @@
 #include "tensora/traced.hpp"
 #include "tensora/einsum.hpp"
 #include "tensora/fft.hpp"
+#include "tensora/linalg.hpp"
 #include "tensora/engine.hpp"
 #include "tensora/error.hpp"
 #include "tensora/half.hpp"

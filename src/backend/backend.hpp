@@ -13,6 +13,7 @@
 
 #include "backend/fused_program.hpp"
 #include "ops/fft_spec.hpp"
+#include "ops/linalg_spec.hpp"
 #include "ops/elementwise_catalog.hpp"
 #include "ops/reduce_ops.hpp"
 #include "tensora/engine.hpp"
@@ -92,9 +93,12 @@ class Backend {
   // steps of hfft / ihfft are the op layer's (fft_detail::lower).
   virtual void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine& engine) = 0;
 
-  // ---- planned families ----------------------------------------------------------------
-  // linalg (factorizations, solves: docs/architecture.md) gets its entry points here when its
-  // op set lands.
+  // ---- linalg --------------------------------------------------------------------------
+  // One primitive (ops/linalg_spec.hpp: what each kind reads and writes) per matrix of the
+  // batch, in any order; `outs` are fresh, the batch shape of every operand the same. Returns
+  // the first failure in batch order (the outputs of the other matrices are still written).
+  virtual linalg_detail::Status linalg(const linalg_detail::Call& call, std::span<const Tensor> outs,
+                                       std::span<const Tensor> ins, Engine& engine) = 0;
 };
 
 }  // namespace tensora::backend

@@ -223,6 +223,21 @@ class BlisProvider final : public BlasProvider {
   int threads_ = 1;
 };
 
+}  // namespace
+
+void* open_openblas() {
+  const std::vector<std::string> names{TENSORA_OPENBLAS_LIBRARY, "libopenblas.so.0", "libopenblas.so"};
+  // OpenBLAS picks its kernels once, when the library is loaded, and may not know a new
+  // CPU (it then runs its SSE3 "Prescott" kernels). OPENBLAS_CORETYPE only helps before the
+  // load: when this process already has OpenBLAS (LibTorch, NumPy, ...) we get it as is.
+  const bool loaded = open_first(names, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) != nullptr;
+  if (!loaded && intel_avx512())
+    set_default_env("OPENBLAS_CORETYPE", __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX");
+  return open_first(names, RTLD_NOW | RTLD_LOCAL);
+}
+
+namespace {
+
 // ---- OpenBLAS: CBLAS with 32-bit integers -------------------------------------------------
 
 enum { kCblasColMajor = 102, kCblasNoTrans = 111, kCblasTrans = 112 };
@@ -235,14 +250,7 @@ using CblasZ = void (*)(int, int, int, int, int, int, const void*, const void*, 
 class OpenBlasProvider final : public BlasProvider {
  public:
   static std::unique_ptr<OpenBlasProvider> load() {
-    const std::vector<std::string> names{TENSORA_OPENBLAS_LIBRARY, "libopenblas.so.0", "libopenblas.so"};
-    // OpenBLAS picks its kernels once, when the library is loaded, and may not know a new
-    // CPU (it then runs its SSE3 "Prescott" kernels). OPENBLAS_CORETYPE only helps before the
-    // load: when this process already has OpenBLAS (LibTorch, NumPy, ...) we get it as is.
-    const bool loaded = open_first(names, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD) != nullptr;
-    if (!loaded && intel_avx512())
-      set_default_env("OPENBLAS_CORETYPE", __builtin_cpu_supports("avx512bf16") ? "Cooperlake" : "SkylakeX");
-    void* h = open_first(names, RTLD_NOW | RTLD_LOCAL);
+    void* h = open_openblas();
     if (h == nullptr) return nullptr;
     auto p = std::unique_ptr<OpenBlasProvider>(new OpenBlasProvider(h));
     if (!p->s_ || !p->d_ || !p->c_ || !p->z_ || !p->set_nt_) return nullptr;

@@ -60,4 +60,9 @@ BlasProvider& blas();
 // library cannot be loaded. Used by benchmarks to measure the candidates side by side.
 BlasProvider* blas_by_name(const std::string& which);
 
+// The dlopen handle of OpenBLAS (RTLD_LOCAL; its kernels picked for this CPU when this call
+// loads it), or nullptr when it is not installed. Its BLAS is a fallback above; its LAPACK is
+// the one the factorizations use (cpu/lapack.hpp).
+void* open_openblas();
+
 }  // namespace tensora::cpu

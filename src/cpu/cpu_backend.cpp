@@ -5,12 +5,15 @@
 
 #include "cpu/blas_provider.hpp"
 #include "cpu/fft_driver.hpp"
+#include "cpu/linalg_driver.hpp"
+#include "cpu/lapack.hpp"
 #include "cpu/fft_provider.hpp"
 #include "cpu/gemm.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/reduce_kernels.hpp"
 #include "cpu/structural_kernels.hpp"
 #include "tensora/fft.hpp"
+#include "tensora/linalg.hpp"
 
 namespace tensora {
 
@@ -75,6 +78,10 @@ class CpuBackend final : public backend::Backend {
   void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine& engine) override {
     cpu::run_fft(spec, out, in, engine);
   }
+  linalg_detail::Status linalg(const linalg_detail::Call& call, std::span<const Tensor> outs,
+                               std::span<const Tensor> ins, Engine& engine) override {
+    return cpu::run_linalg(call, outs, ins, engine);
+  }
 };
 
 }  // namespace
@@ -88,5 +95,6 @@ backend::Backend& cpu_backend() {
 
 std::string blas_backend() { return cpu::blas().name(); }
 std::string fft_backend() { return cpu::fft::provider_name(); }
+std::string lapack_backend() { return cpu::lapack::name(); }
 
 }  // namespace tensora

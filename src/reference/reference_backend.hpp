@@ -35,4 +35,10 @@ void run_fused(const backend::FusedProgram& program, std::span<const Tensor> inp
 // The direct O(n^2) sum per line, in long double, one axis after another.
 void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in);
 
+// Textbook algorithms in long double (complex long double for complex dtypes): Cholesky-Banachiewicz,
+// LU with partial pivoting, substitution, Householder QR, cyclic Jacobi for eigh and one-sided
+// Jacobi for svd.
+linalg_detail::Status linalg(const linalg_detail::Call& call, std::span<const Tensor> outs,
+                             std::span<const Tensor> ins);
+
 }  // namespace tensora::reference

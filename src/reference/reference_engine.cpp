@@ -57,6 +57,10 @@ class ReferenceBackend final : public backend::Backend {
   void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine&) override {
     reference::fft(spec, out, in);
   }
+  linalg_detail::Status linalg(const linalg_detail::Call& call, std::span<const Tensor> outs,
+                               std::span<const Tensor> ins, Engine&) override {
+    return reference::linalg(call, outs, ins);
+  }
 };
 
 }  // namespace

@@ -1,0 +1,64 @@
+// The matrices of a batched operand (ops/linalg_spec.hpp): the last two axes (or the last one,
+// for the vectors of pivots and eigenvalues) are the matrix, the leading ones the batch. Every
+// backend copies each matrix into a dense column-major buffer before a factorization writes
+// over it, and back out afterwards, so the operands' strides never reach a kernel.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "tensora/tensor.hpp"
+
+namespace tensora::backend {
+
+class MatrixBatch {
+ public:
+  // `matrix_axes`: 2 for matrices, 1 for vectors (one column).
+  explicit MatrixBatch(const Tensor& t, int matrix_axes = 2)
+      : t_(&t), batch_axes_(t.rank() - matrix_axes), element_(static_cast<std::int64_t>(size_of(t.dtype()))) {
+    const auto r = static_cast<std::size_t>(t.rank());
+    rows_ = t.shape()[r - static_cast<std::size_t>(matrix_axes)];
+    row_stride_ = t.strides()[r - static_cast<std::size_t>(matrix_axes)];
+    cols_ = matrix_axes == 2 ? t.shape()[r - 1] : 1;
+    col_stride_ = matrix_axes == 2 ? t.strides()[r - 1] : 0;
+    count_ = 1;
+    for (std::int64_t d = 0; d < batch_axes_; ++d) count_ *= t.shape()[static_cast<std::size_t>(d)];
+  }
+
+  std::int64_t count() const { return count_; }
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+
+  // The first element of matrix i (column-major order over the batch axes).
+  char* matrix(std::int64_t i) const {
+    std::int64_t offset = 0;
+    for (std::int64_t d = 0; d < batch_axes_; ++d) {
+      const std::int64_t extent = t_->shape()[static_cast<std::size_t>(d)];
+      offset += (i % extent) * t_->strides()[static_cast<std::size_t>(d)];
+      i /= extent;
+    }
+    return static_cast<char*>(const_cast<void*>(t_->element_ptr())) + offset * element_;
+  }
+
+  // dense (rows x cols, leading dimension ld) = matrix i.
+  template <class T>
+  void gather(std::int64_t i, T* dense, std::int64_t ld) const {
+    const T* src = reinterpret_cast<const T*>(matrix(i));
+    for (std::int64_t c = 0; c < cols_; ++c)
+      for (std::int64_t r = 0; r < rows_; ++r) dense[r + c * ld] = src[r * row_stride_ + c * col_stride_];
+  }
+  // matrix i = dense (rows x cols, leading dimension ld).
+  template <class T>
+  void scatter(std::int64_t i, const T* dense, std::int64_t ld) const {
+    T* dst = reinterpret_cast<T*>(matrix(i));
+    for (std::int64_t c = 0; c < cols_; ++c)
+      for (std::int64_t r = 0; r < rows_; ++r) dst[r * row_stride_ + c * col_stride_] = dense[r + c * ld];
+  }
+
+ private:
+  const Tensor* t_;
+  std::int64_t batch_axes_, element_;
+  std::int64_t rows_ = 0, cols_ = 0, row_stride_ = 0, col_stride_ = 0, count_ = 1;
+};
+
+}  // namespace tensora::backend

@@ -1,0 +1,234 @@
+// The LAPACK loader and the typed wrappers of cpu/lapack.hpp. Symbols are the Fortran ones
+// (dpotrf_, zheevd_, ...): every argument by pointer, character arguments followed by their
+// hidden lengths at the end, as gfortran passes them.
+#include "cpu/lapack.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "cpu/blas_provider.hpp"
+
+namespace tensora::cpu::lapack {
+
+namespace {
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+using Len = std::size_t;  // a hidden CHARACTER length
+
+enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, kRoutines };
+// Base names; real and complex differ for the last three (orgqr/ungqr, syevd/heevd).
+constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr", "syevd", "gesdd"};
+constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr", "heevd", "gesdd"};
+constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
+
+template <class T>
+constexpr int type_index() {
+  if constexpr (std::is_same_v<T, float>) return 0;
+  else if constexpr (std::is_same_v<T, double>) return 1;
+  else if constexpr (std::is_same_v<T, cf>) return 2;
+  else return 3;
+}
+
+struct Library {
+  void* handle = nullptr;
+  void* fn[kRoutines][4] = {};
+  std::string name = "none";
+
+  Library() {
+    if (const char* path = std::getenv("TENSORA_LAPACK"); path != nullptr && *path != '\0') {
+      handle = ::dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      name = path;
+    } else if ((handle = open_openblas()) != nullptr) {
+      name = "OpenBLAS";
+      if (auto cfg = reinterpret_cast<const char* (*)()>(::dlsym(handle, "openblas_get_config"))) {
+        std::string_view s = cfg();  // "OpenBLAS 0.3.21 DYNAMIC_ARCH ..."
+        if (s.rfind("OpenBLAS ", 0) == 0) s.remove_prefix(9);
+        name += " " + std::string(s.substr(0, s.find(' ')));
+      }
+      if (auto core = reinterpret_cast<const char* (*)()>(::dlsym(handle, "openblas_get_corename")))
+        name += " (" + std::string(core()) + ")";
+    } else if ((handle = ::dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL)) != nullptr) {
+      name = "liblapack.so.3";
+    }
+    if (handle == nullptr) {
+      name = "none";
+      return;
+    }
+    // One thread per call: the engine's threads split batches, and results must not depend
+    // on a library thread count (docs/linalg.md, "Threads").
+    if (auto set = reinterpret_cast<void (*)(int)>(::dlsym(handle, "openblas_set_num_threads"))) set(1);
+    for (int r = 0; r < kRoutines; ++r)
+      for (int t = 0; t < 4; ++t) {
+        const std::string symbol = std::string(1, kPrefix[t]) + (t < 2 ? kRealNames[r] : kComplexNames[r]) + "_";
+        fn[r][t] = ::dlsym(handle, symbol.c_str());
+        if (fn[r][t] == nullptr) {
+          name = "none (" + name + " lacks " + symbol + ")";
+          handle = nullptr;
+          return;
+        }
+      }
+  }
+};
+
+const Library& library() {
+  static const Library lib;
+  return lib;
+}
+
+template <class F, class T>
+F routine(Routine r) {
+  return reinterpret_cast<F>(library().fn[r][type_index<T>()]);
+}
+
+// A per-thread workspace of at least `count` elements of E.
+template <class E>
+E* workspace(std::size_t count) {
+  thread_local std::vector<E> buffer;
+  if (buffer.size() < count) buffer.resize(count);
+  return buffer.data();
+}
+
+// LAPACK's workspace queries return the size as the first work element (a real or complex).
+template <class E>
+int query_size(E w) {
+  if constexpr (std::is_same_v<E, cf> || std::is_same_v<E, cd>) return static_cast<int>(w.real()) + 1;
+  else return static_cast<int>(w) + 1;
+}
+
+}  // namespace
+
+std::string name() { return library().name; }
+bool available() { return library().handle != nullptr; }
+
+template <class T>
+int potrf(char uplo, int n, T* a, int lda) {
+  int info = 0;
+  routine<void (*)(const char*, const int*, T*, const int*, int*, Len), T>(Potrf)(&uplo, &n, a, &lda, &info, 1);
+  return info;
+}
+
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv) {
+  int info = 0;
+  routine<void (*)(const int*, const int*, T*, const int*, int*, int*), T>(Getrf)(&m, &n, a, &lda, ipiv, &info);
+  return info;
+}
+
+template <class T>
+int getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb) {
+  int info = 0;
+  using F = void (*)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*, int*, Len);
+  routine<F, T>(Getrs)(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+  return info;
+}
+
+template <class T>
+int trtrs(char uplo, char trans, char diag, int n, int nrhs, const T* a, int lda, T* b, int ldb) {
+  int info = 0;
+  using F = void (*)(const char*, const char*, const char*, const int*, const int*, const T*, const int*, T*,
+                     const int*, int*, Len, Len, Len);
+  routine<F, T>(Trtrs)(&uplo, &trans, &diag, &n, &nrhs, a, &lda, b, &ldb, &info, 1, 1, 1);
+  return info;
+}
+
+template <class T>
+int geqrf(int m, int n, T* a, int lda, T* tau) {
+  using F = void (*)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
+  int info = 0, lwork = -1;
+  T size{};
+  routine<F, T>(Geqrf)(&m, &n, a, &lda, tau, &size, &lwork, &info);
+  lwork = query_size(size);
+  routine<F, T>(Geqrf)(&m, &n, a, &lda, tau, workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info);
+  return info;
+}
+
+template <class T>
+int orgqr(int m, int n, int k, T* a, int lda, const T* tau) {
+  using F = void (*)(const int*, const int*, const int*, T*, const int*, const T*, T*, const int*, int*);
+  int info = 0, lwork = -1;
+  T size{};
+  routine<F, T>(Orgqr)(&m, &n, &k, a, &lda, tau, &size, &lwork, &info);
+  lwork = query_size(size);
+  routine<F, T>(Orgqr)(&m, &n, &k, a, &lda, tau, workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info);
+  return info;
+}
+
+template <class T>
+int heevd(char jobz, char uplo, int n, T* a, int lda, Real<T>* w) {
+  using R = Real<T>;
+  int info = 0, lwork = -1, liwork = -1, iwork_size = 0;
+  T size{};
+  if constexpr (std::is_same_v<T, R>) {
+    using F = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*, int*, const int*,
+                       int*, Len, Len);
+    routine<F, T>(Heevd)(&jobz, &uplo, &n, a, &lda, w, &size, &lwork, &iwork_size, &liwork, &info, 1, 1);
+    lwork = query_size(size);
+    liwork = iwork_size + 1;
+    routine<F, T>(Heevd)(&jobz, &uplo, &n, a, &lda, w, workspace<T>(static_cast<std::size_t>(lwork)), &lwork,
+                         workspace<int>(static_cast<std::size_t>(liwork)), &liwork, &info, 1, 1);
+  } else {
+    using F = void (*)(const char*, const char*, const int*, T*, const int*, R*, T*, const int*, R*, const int*,
+                       int*, const int*, int*, Len, Len);
+    int lrwork = -1;
+    R rsize{};
+    routine<F, T>(Heevd)(&jobz, &uplo, &n, a, &lda, w, &size, &lwork, &rsize, &lrwork, &iwork_size, &liwork, &info,
+                         1, 1);
+    lwork = query_size(size);
+    lrwork = query_size(rsize);
+    liwork = iwork_size + 1;
+    routine<F, T>(Heevd)(&jobz, &uplo, &n, a, &lda, w, workspace<T>(static_cast<std::size_t>(lwork)), &lwork,
+                         workspace<R>(static_cast<std::size_t>(lrwork)), &lrwork,
+                         workspace<int>(static_cast<std::size_t>(liwork)), &liwork, &info, 1, 1);
+  }
+  return info;
+}
+
+template <class T>
+int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* vt, int ldvt) {
+  using R = Real<T>;
+  const std::size_t mn = static_cast<std::size_t>(m < n ? m : n), mx = static_cast<std::size_t>(m < n ? n : m);
+  int* iwork = workspace<int>(8 * mn + 1);
+  int info = 0, lwork = -1;
+  T size{};
+  if constexpr (std::is_same_v<T, R>) {
+    using F = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*, T*, const int*, T*,
+                       const int*, int*, int*, Len);
+    routine<F, T>(Gesdd)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &lwork, iwork, &info, 1);
+    lwork = query_size(size);
+    routine<F, T>(Gesdd)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
+                         workspace<T>(static_cast<std::size_t>(lwork)), &lwork, iwork, &info, 1);
+  } else {
+    using F = void (*)(const char*, const int*, const int*, T*, const int*, R*, T*, const int*, T*, const int*, T*,
+                       const int*, R*, int*, int*, Len);
+    // LAPACK 3.11's documented minimum for rwork.
+    const std::size_t lrwork = jobz == 'N' ? 7 * mn + 1 : mn * std::max(5 * mn + 7, 2 * mx + 2 * mn + 1) + 1;
+    R* rwork = workspace<R>(lrwork);
+    routine<F, T>(Gesdd)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &lwork, rwork, iwork, &info, 1);
+    lwork = query_size(size);
+    routine<F, T>(Gesdd)(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt,
+                         workspace<T>(static_cast<std::size_t>(lwork)), &lwork, rwork, iwork, &info, 1);
+  }
+  return info;
+}
+
+#define TENSORA_LAPACK_INSTANTIATE(T)                                                                   \
+  template int potrf<T>(char, int, T*, int);                                                            \
+  template int getrf<T>(int, int, T*, int, int*);                                                       \
+  template int getrs<T>(char, int, int, const T*, int, const int*, T*, int);                            \
+  template int trtrs<T>(char, char, char, int, int, const T*, int, T*, int);                            \
+  template int geqrf<T>(int, int, T*, int, T*);                                                         \
+  template int orgqr<T>(int, int, int, T*, int, const T*);                                              \
+  template int heevd<T>(char, char, int, T*, int, Real<T>*);                                            \
+  template int gesdd<T>(char, int, int, T*, int, Real<T>*, T*, int, T*, int);
+TENSORA_LAPACK_INSTANTIATE(float)
+TENSORA_LAPACK_INSTANTIATE(double)
+TENSORA_LAPACK_INSTANTIATE(cf)
+TENSORA_LAPACK_INSTANTIATE(cd)
+#undef TENSORA_LAPACK_INSTANTIATE
+
+}  // namespace tensora::cpu::lapack

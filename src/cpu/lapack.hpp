@@ -1,0 +1,54 @@
+// The LAPACK routines the CPU backend's linear algebra calls (cpu/linalg_driver.cpp), one
+// template per routine over float, double, complex<float>, complex<double>. The library is
+// loaded at run time like the BLAS (dlopen, local symbols; docs/linalg.md): OpenBLAS's LAPACK,
+// else the system's liblapack.so.3, or TENSORA_LAPACK=<path>. Each call runs on the calling
+// thread only (the library is set to one thread), so the engine's threads split a batch.
+// Every function returns LAPACK's info; workspaces are queried and kept per thread.
+#pragma once
+
+#include <complex>
+#include <string>
+#include <type_traits>
+
+namespace tensora::cpu::lapack {
+
+template <class T>
+struct RealOf {
+  using type = T;
+};
+template <class T>
+struct RealOf<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using Real = typename RealOf<T>::type;
+
+// e.g. "OpenBLAS 0.3.21 (SkylakeX)", "/usr/lib/x86_64-linux-gnu/liblapack.so.3", or "none".
+std::string name();
+bool available();
+
+// Cholesky: uplo 'L' or 'U'.
+template <class T>
+int potrf(char uplo, int n, T* a, int lda);
+// LU with partial pivoting (ipiv 1-based).
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv);
+// Solve from getrf's factors; trans 'N', 'T' or 'C'.
+template <class T>
+int getrs(char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
+// Triangular solve; diag 'N' or 'U'.
+template <class T>
+int trtrs(char uplo, char trans, char diag, int n, int nrhs, const T* a, int lda, T* b, int ldb);
+// Householder QR (tau: min(m, n) scalars), then the first n columns of Q from k reflectors.
+template <class T>
+int geqrf(int m, int n, T* a, int lda, T* tau);
+template <class T>
+int orgqr(int m, int n, int k, T* a, int lda, const T* tau);
+// Hermitian eigendecomposition, divide and conquer (syevd / heevd); jobz 'V' or 'N'.
+template <class T>
+int heevd(char jobz, char uplo, int n, T* a, int lda, Real<T>* w);
+// SVD, divide and conquer (gesdd); jobz 'A', 'S' or 'N'.
+template <class T>
+int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* vt, int ldvt);
+
+}  // namespace tensora::cpu::lapack

@@ -1,0 +1,204 @@
+#include "cpu/linalg_driver.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <complex>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/matrix_batch.hpp"
+#include "core/checks.hpp"
+#include "cpu/lapack.hpp"
+#include "ops/linalg_gauge.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+using linalg_detail::Call;
+using linalg_detail::Failure;
+using linalg_detail::Kind;
+using linalg_detail::Status;
+using linalg_detail::Trans;
+using backend::MatrixBatch;
+
+// Work per parallel task: about this many multiply-adds (a matrix's ~n^3).
+constexpr std::int64_t kFlopsPerTask = 1 << 18;
+
+template <class T>
+bool all_finite(const T* p, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; ++i) {
+    if constexpr (linalg_detail::is_complex<T>::value) {
+      if (!std::isfinite(p[i].real()) || !std::isfinite(p[i].imag())) return false;
+    } else if (!std::isfinite(p[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+char trans_char(Trans t) { return t == Trans::None ? 'N' : t == Trans::Transpose ? 'T' : 'C'; }
+
+template <class T>
+std::vector<T> identity(std::int64_t n) {
+  std::vector<T> e(static_cast<std::size_t>(n * n), T(0));
+  for (std::int64_t i = 0; i < n; ++i) e[static_cast<std::size_t>(i + i * n)] = T(1);
+  return e;
+}
+
+// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input.
+template <class T>
+int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i) {
+  using R = lapack::Real<T>;
+  const MatrixBatch a(ins[0]);
+  const std::int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
+  std::vector<T> buf(static_cast<std::size_t>(m * n));
+  a.gather(i, buf.data(), m);
+  if (linalg_detail::factorizes(call.kind) && !all_finite(buf.data(), m * n)) return -1;
+  const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+  const int ld = std::max(1, im);
+  switch (call.kind) {
+    case Kind::Cholesky: {
+      const int info = n == 0 ? 0 : lapack::potrf(call.upper ? 'U' : 'L', in, buf.data(), ld);
+      for (std::int64_t c = 0; c < n; ++c)  // the triangle LAPACK leaves untouched
+        for (std::int64_t r = 0; r < n; ++r)
+          if (call.upper ? r > c : r < c) buf[static_cast<std::size_t>(r + c * n)] = T(0);
+      MatrixBatch(outs[0]).scatter(i, buf.data(), n);
+      return info;
+    }
+    case Kind::TriangularSolve:
+    case Kind::LuSolve: {
+      const Tensor& rhs = ins[call.kind == Kind::LuSolve ? 2 : 1];
+      const MatrixBatch b(rhs);
+      const std::int64_t r = b.cols();
+      std::vector<T> x(static_cast<std::size_t>(n * r));
+      b.gather(i, x.data(), n);
+      int info = 0;
+      if (n > 0 && r > 0) {
+        if (call.kind == Kind::TriangularSolve) {
+          info = lapack::trtrs(call.upper ? 'U' : 'L', trans_char(call.trans), call.unit_diagonal ? 'U' : 'N', in,
+                               static_cast<int>(r), buf.data(), ld, x.data(), ld);
+        } else {
+          std::vector<int> piv(static_cast<std::size_t>(n));
+          MatrixBatch(ins[1], 1).gather(i, piv.data(), n);
+          info = lapack::getrs(trans_char(call.trans), in, static_cast<int>(r), buf.data(), ld, piv.data(), x.data(),
+                               ld);
+        }
+      }
+      MatrixBatch(outs[0]).scatter(i, x.data(), n);
+      return info;
+    }
+    case Kind::LuFactor: {
+      std::vector<int> piv(static_cast<std::size_t>(k));
+      const int info = k == 0 ? 0 : lapack::getrf(im, in, buf.data(), ld, piv.data());
+      MatrixBatch(outs[0]).scatter(i, buf.data(), m);
+      MatrixBatch(outs[1], 1).scatter(i, piv.data(), k);
+      return info;
+    }
+    case Kind::Qr: {
+      const std::int64_t kq = call.vectors && call.complete ? m : k;
+      std::vector<T> tau(static_cast<std::size_t>(k) + 1);
+      if (k > 0) lapack::geqrf(im, in, buf.data(), ld, tau.data());
+      std::vector<T> r(static_cast<std::size_t>(kq * n), T(0));
+      for (std::int64_t c = 0; c < n; ++c)
+        for (std::int64_t row = 0; row <= std::min(c, kq - 1); ++row)
+          r[static_cast<std::size_t>(row + c * kq)] = buf[static_cast<std::size_t>(row + c * m)];
+      if (!call.vectors) {
+        linalg_detail::gauge_qr<T>(nullptr, m, m, r.data(), k, n, kq);
+        MatrixBatch(outs[0]).scatter(i, r.data(), kq);
+        return 0;
+      }
+      std::vector<T> q(static_cast<std::size_t>(m * kq));
+      std::copy(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(m * std::min(n, kq)), q.begin());
+      if (kq > 0) {
+        if (k > 0) lapack::orgqr(im, static_cast<int>(kq), ik, q.data(), ld, tau.data());
+        else q = identity<T>(m);  // n == 0, complete: no reflectors
+      }
+      linalg_detail::gauge_qr(q.data(), m, m, r.data(), k, n, kq);
+      MatrixBatch(outs[0]).scatter(i, q.data(), m);
+      MatrixBatch(outs[1]).scatter(i, r.data(), kq);
+      return 0;
+    }
+    case Kind::Eigh: {
+      std::vector<R> w(static_cast<std::size_t>(n));
+      const int info = n == 0 ? 0 : lapack::heevd(call.vectors ? 'V' : 'N', call.upper ? 'U' : 'L', in, buf.data(), ld, w.data());
+      MatrixBatch(outs[0], 1).scatter(i, w.data(), n);
+      if (call.vectors) {
+        linalg_detail::gauge_columns(buf.data(), n, n, n);
+        MatrixBatch(outs[1]).scatter(i, buf.data(), n);
+      }
+      return info;
+    }
+    case Kind::Svd: {
+      const std::int64_t ku = call.complete ? m : k, kv = call.complete ? n : k;
+      std::vector<R> s(static_cast<std::size_t>(k));
+      std::vector<T> u(call.vectors ? static_cast<std::size_t>(m * ku) : 1), vt(call.vectors ? static_cast<std::size_t>(kv * n) : 1);
+      int info = 0;
+      if (k > 0) {
+        const char jobz = !call.vectors ? 'N' : call.complete ? 'A' : 'S';
+        info = lapack::gesdd(jobz, im, in, buf.data(), ld, s.data(), u.data(), ld, vt.data(),
+                             std::max(1, static_cast<int>(kv)));
+      } else if (call.vectors) {  // an empty matrix: complete factors are identities
+        if (ku > 0) u = identity<T>(m);
+        if (kv > 0) vt = identity<T>(n);
+      }
+      if (!call.vectors) {
+        MatrixBatch(outs[0], 1).scatter(i, s.data(), k);
+        return info;
+      }
+      linalg_detail::gauge_columns(u.data(), m, k, m, vt.data(), n, kv, k);
+      if (ku > k) linalg_detail::gauge_columns(u.data() + k * m, m, ku - k, m);
+      if (kv > k) linalg_detail::gauge_rows(vt.data(), k, kv, n, kv);
+      MatrixBatch(outs[0]).scatter(i, u.data(), m);
+      MatrixBatch(outs[1], 1).scatter(i, s.data(), k);
+      MatrixBatch(outs[2]).scatter(i, vt.data(), kv);
+      return info;
+    }
+  }
+  return 0;
+}
+
+template <class T>
+Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, Engine& engine) {
+  const MatrixBatch a(ins[0]);
+  const std::int64_t m = a.rows(), n = a.cols(), count = a.count();
+  const std::int64_t work = std::max<std::int64_t>(1, m * n * std::max(m, n));
+  std::mutex mutex;
+  Status first;
+  engine.parallel_for(count, std::max<std::int64_t>(1, kFlopsPerTask / work), [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const int info = solve_one<T>(call, outs, ins, i);
+      if (info == 0) continue;
+      // info < 0 from LAPACK is an argument this driver got wrong, never the user's input.
+      const Failure f{i, info > 0 ? info : 0, info == -1};
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!first || i < first->batch) first = f;
+    }
+  });
+  return first;
+}
+
+}  // namespace
+
+Status run_linalg(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, Engine& engine) {
+  if (!lapack::available())
+    throw Error(ErrorKind::LinAlgError, "linalg",
+                "no LAPACK library could be loaded (" + lapack::name() +
+                    "); install one: apt-get install libopenblas0-pthread (or liblapack3)");
+  for (const Tensor* t : {&ins[0], ins.size() > 1 ? &ins.back() : &ins[0]})
+    for (std::int64_t e : t->shape())
+      if (e > INT_MAX)
+        check::fail_invalid("linalg", "a matrix extent of " + std::to_string(e) + " is beyond LAPACK's 32-bit indices",
+                            "a", SourceLocation::current());
+  switch (ins[0].dtype()) {
+    case DType::F32: return run<float>(call, outs, ins, engine);
+    case DType::F64: return run<double>(call, outs, ins, engine);
+    case DType::C64: return run<std::complex<float>>(call, outs, ins, engine);
+    case DType::C128: return run<std::complex<double>>(call, outs, ins, engine);
+    default: check::fail_unsupported_dtype("linalg", ins[0].dtype(), "F32, F64, C64 or C128", SourceLocation::current());
+  }
+}
+
+}  // namespace tensora::cpu

@@ -1,0 +1,532 @@
+// The direct linear-algebra op set (tensora/linalg.hpp on Tensor): operands checked and their
+// batches broadcast here, each factorization or solve one backend call (ops/linalg_spec.hpp),
+// and the functions built on them (solve, inv, det, pinv, lstsq, norms, matrix_exp) composed
+// from those calls and direct ops. docs/linalg.md has the conventions.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "core/checks.hpp"
+#include "ops/lapack_dtypes.hpp"
+#include "ops/linalg_spec.hpp"
+#include "ops/validate.hpp"
+#include "tensora/linalg.hpp"
+
+namespace tensora::linalg {
+
+namespace {
+
+using linalg_detail::Call;
+using linalg_detail::Kind;
+using linalg_detail::Trans;
+
+Shape batch_of(const Shape& s, std::size_t matrix_axes = 2) {
+  return Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(matrix_axes));
+}
+Shape joined(Shape batch, std::initializer_list<std::int64_t> tail) {
+  batch.insert(batch.end(), tail);
+  return batch;
+}
+std::int64_t rows(const Tensor& t) { return t.shape()[t.shape().size() - 2]; }
+std::int64_t cols(const Tensor& t) { return t.shape().back(); }
+
+// Runs one primitive into fresh outputs of the given shapes and dtypes. A failure throws
+// LinAlgError, except an info > 0 of a kind whose outputs stay meaningful (`tolerate`: LU of
+// a singular matrix); a NaN or infinity in a factorized matrix always throws.
+std::vector<Tensor> run(const char* op, const Call& call, const std::vector<std::pair<Shape, DType>>& shapes,
+                        std::vector<Tensor> ins, Engine& e, Loc where, bool tolerate = false) {
+  std::vector<Tensor> outs;
+  outs.reserve(shapes.size());
+  for (const auto& [shape, dtype] : shapes) outs.push_back(Tensor::empty(shape, dtype, e.device(), where));
+  const auto status = e.backend().linalg(call, outs, ins, e);
+  if (status && (status->non_finite || !tolerate))
+    linalg_detail::fail(op, call.kind, *status, batch_of(ins[0].shape()), where);
+  return outs;
+}
+
+void check_one(const char* op, const Tensor& a, Engine& e, Loc where, bool square) {
+  validate::operands(op, e, {&a}, where);
+  if (square) linalg_detail::check_square(op, "a", a.shape(), a.dtype(), where);
+  else linalg_detail::check_matrix(op, "a", a.shape(), a.dtype(), where);
+}
+
+// A right-hand side: b as (..., n, k), and whether it was a vector (one axis fewer than a).
+struct Rhs {
+  Tensor b;
+  bool vector;
+};
+Rhs right_hand_side(const char* op, const Tensor& a, const Tensor& b, Engine& e, Loc where) {
+  validate::operands(op, e, {&a, &b}, where);
+  check::same_dtype(op, a.dtype(), b.dtype(), where);
+  // A batch of vectors, as torch.linalg.solve: b has one axis, or a's shape without its last.
+  const bool vector = b.rank() == 1 || (b.rank() == a.rank() - 1 && b.shape() == Shape(a.shape().begin(), a.shape().end() - 1));
+  Tensor m = vector ? b.unsqueeze(-1, where) : b;
+  if (m.rank() < 2)
+    check::fail_invalid(op, "b must have at least one axis, got shape " + to_string(b.shape()), "b", where);
+  if (rows(m) != rows(a))
+    check::fail_shape(op,
+                      "b must have " + std::to_string(rows(a)) + " rows (a is " + std::to_string(rows(a)) + " x " +
+                          std::to_string(cols(a)) + "), got shape " + to_string(b.shape()),
+                      joined(batch_of(m.shape()), {rows(a), cols(m)}), m.shape(), where);
+  return {m, vector};
+}
+
+// a and b with their batches broadcast together (views).
+std::pair<Tensor, Tensor> broadcast_batches(const char* op, const Tensor& a, const Tensor& b, Loc where) {
+  const Shape batch = broadcast_shapes(batch_of(a.shape()), batch_of(b.shape()), op, where);
+  return {a.broadcast_to(joined(batch, {rows(a), cols(a)}), where), b.broadcast_to(joined(batch, {rows(b), cols(b)}), where)};
+}
+
+Tensor finish_rhs(const Tensor& x, bool vector, Loc where) { return vector ? x.squeeze({-1}, where) : x; }
+
+// The LU factorization of a batch of square matrices: lu and I32 pivots.
+std::vector<Tensor> lu_factors(const char* op, const Tensor& a, Engine& e, Loc where, bool tolerate) {
+  const Shape batch = batch_of(a.shape());
+  const std::int64_t m = rows(a), n = cols(a);
+  return run(op, {Kind::LuFactor}, {{a.shape(), a.dtype()}, {joined(batch, {std::min(m, n)}), DType::I32}}, {a}, e,
+             where, tolerate);
+}
+
+Tensor lu_solve_broadcast(const char* op, const Tensor& lu, const Tensor& pivots, const Tensor& b, Trans trans,
+                          Engine& e, Loc where) {
+  auto [lu_b, b_b] = broadcast_batches(op, lu, b, where);
+  const Shape batch = batch_of(lu_b.shape());
+  const Tensor piv = pivots.broadcast_to(joined(batch, {rows(lu)}), where);
+  return run(op, {Kind::LuSolve, false, false, trans}, {{b_b.shape(), b.dtype()}}, {lu_b, piv, b_b}, e, where)[0];
+}
+
+// (-1)^(number of row interchanges) of each matrix's pivots, in `dtype`.
+Tensor permutation_sign(const Tensor& pivots, DType dtype, Engine& e, Loc where) {
+  const std::int64_t k = pivots.shape().back();
+  const Tensor order = Tensor::arange(1, k + 1, {e.device(), DType::I32}, where);
+  const Tensor swaps = pivots.ne(order, e, where).cast(DType::I64, e, where).sum({-1}, e, where);
+  return swaps.rem(Scalar(2), e, where).mul(Scalar(-2), e, where).add(Scalar(1), e, where).cast(dtype, e, where);
+}
+
+double epsilon(DType dtype) {
+  return linalg_detail::real_of(dtype) == DType::F32 ? std::numeric_limits<float>::epsilon()
+                                                     : std::numeric_limits<double>::epsilon();
+}
+
+// x * d along the last axis (d: (..., k) real, broadcast over x's rows), in x's dtype.
+Tensor scale_columns(const Tensor& x, const Tensor& d, Engine& e, Loc where) {
+  return x.mul(d.cast(x.dtype(), e, where).unsqueeze(-2, where), e, where);
+}
+
+Tensor adjoint(const Tensor& x, Engine& e, Loc where) { return x.transpose(-2, -1, where).conj(e, where); }
+
+// Singular values (or |eigenvalues|) above `rtol` times each matrix's largest: 1 / s, else 0.
+Tensor inverted_above(const Tensor& s, double rtol, Engine& e, Loc where) {
+  const Tensor top = s.abs(e, where).max({-1}, ReduceOptions{.keepdims = true}, e, where);
+  const Tensor keep = s.abs(e, where).gt(top.mul(Scalar(rtol), e, where), e, where);
+  const Tensor one = Tensor::ones({}, {e.device(), s.dtype()}, where);
+  const Tensor safe = select(keep, s, one.broadcast_to(s.shape(), where), e, where);
+  return select(keep, one.broadcast_to(s.shape(), where).div(safe, e, where),
+                Tensor::zeros(s.shape(), {e.device(), s.dtype()}, where), e, where);
+}
+
+}  // namespace
+
+// ---- solves -----------------------------------------------------------------------------------
+
+Tensor solve(const Tensor& a, const Tensor& b, Engine& e, Loc where) {
+  check_one("solve", a, e, where, true);
+  auto [rhs, vector] = right_hand_side("solve", a, b, e, where);
+  auto [a_b, b_b] = broadcast_batches("solve", a, rhs, where);
+  const auto lu = lu_factors("solve", a_b, e, where, false);
+  return finish_rhs(lu_solve_broadcast("solve", lu[0], lu[1], b_b, Trans::None, e, where), vector, where);
+}
+
+Tensor solve_triangular(const Tensor& a, const Tensor& b, TriangularOptions o, Engine& e, Loc where) {
+  const char* op = "solve_triangular";
+  check_one(op, a, e, where, true);
+  validate::operands(op, e, {&a, &b}, where);
+  check::same_dtype(op, a.dtype(), b.dtype(), where);
+  linalg_detail::check_matrix(op, "b", b.shape(), b.dtype(), where);
+  // x a = b is a^T x^T = b^T: the same triangle read transposed.
+  const Tensor rhs = o.left ? b : b.transpose(-2, -1, where);
+  if (rows(rhs) != rows(a))
+    check::fail_shape(op,
+                      std::string("b must have ") + std::to_string(rows(a)) + (o.left ? " rows" : " columns") +
+                          " to match a, got shape " + to_string(b.shape()),
+                      o.left ? joined(batch_of(b.shape()), {rows(a), cols(b)})
+                             : joined(batch_of(b.shape()), {rows(b), rows(a)}),
+                      b.shape(), where);
+  auto [a_b, b_b] = broadcast_batches(op, a, rhs, where);
+  const Call call{Kind::TriangularSolve, o.upper, o.unit_diagonal, o.left ? Trans::None : Trans::Transpose};
+  Tensor x = run(op, call, {{b_b.shape(), b.dtype()}}, {a_b, b_b}, e, where)[0];
+  return o.left ? x : x.transpose(-2, -1, where).duplicate(where);
+}
+
+// ---- factorizations ---------------------------------------------------------------------------
+
+Tensor cholesky(const Tensor& a, Engine& e, Loc where) { return cholesky(a, CholeskyOptions{}, e, where); }
+Tensor cholesky(const Tensor& a, CholeskyOptions o, Engine& e, Loc where) {
+  check_one("cholesky", a, e, where, true);
+  return run("cholesky", {Kind::Cholesky, o.upper}, {{a.shape(), a.dtype()}}, {a}, e, where)[0];
+}
+
+QR qr(const Tensor& a, Engine& e, Loc where) { return qr(a, QrOptions{}, e, where); }
+QR qr(const Tensor& a, QrOptions o, Engine& e, Loc where) {
+  check_one("qr", a, e, where, false);
+  const Shape batch = batch_of(a.shape());
+  const std::int64_t m = rows(a), n = cols(a), k = std::min(m, n);
+  if (o.mode == QrMode::R) {
+    Call call{Kind::Qr};
+    call.vectors = false;
+    return {Tensor(), run("qr", call, {{joined(batch, {k, n}), a.dtype()}}, {a}, e, where)[0]};
+  }
+  const bool complete = o.mode == QrMode::Complete;
+  const std::int64_t kq = complete ? m : k;
+  Call call{Kind::Qr};
+  call.complete = complete;
+  auto out = run("qr", call, {{joined(batch, {m, kq}), a.dtype()}, {joined(batch, {kq, n}), a.dtype()}}, {a}, e, where);
+  return {out[0], out[1]};
+}
+
+namespace {
+
+SVD full_svd(const char* op, const Tensor& a, bool vectors, bool complete, Engine& e, Loc where) {
+  check_one(op, a, e, where, false);
+  const Shape batch = batch_of(a.shape());
+  const std::int64_t m = rows(a), n = cols(a), k = std::min(m, n);
+  const DType real = linalg_detail::real_of(a.dtype());
+  Call call{Kind::Svd};
+  call.vectors = vectors;
+  call.complete = complete;
+  if (!vectors) {
+    Tensor s = run(op, call, {{joined(batch, {k}), real}}, {a}, e, where)[0];
+    return {Tensor(), s, Tensor(), Tensor::zeros(batch, {e.device(), real}, where)};
+  }
+  const std::int64_t ku = complete ? m : k, kv = complete ? n : k;
+  auto out = run(op, call, {{joined(batch, {m, ku}), a.dtype()}, {joined(batch, {k}), real}, {joined(batch, {kv, n}), a.dtype()}},
+                 {a}, e, where);
+  return {out[0], out[1], out[2], Tensor::zeros(batch, {e.device(), real}, where)};
+}
+
+// The rank a truncation keeps: the largest, over the batch, of each matrix's count of leading
+// singular values that pass max_rank and the cutoff (at least one, so the factors stay usable).
+std::int64_t kept_rank(const Tensor& s, const SvdOptions& o, Engine& e, Loc where) {
+  const std::int64_t k = s.shape().back();
+  const std::vector<double> values = s.cast(DType::F64, e, where).to_vec<double>(where);
+  std::int64_t keep = std::min<std::int64_t>(1, k);
+  const std::int64_t count = k == 0 ? 0 : static_cast<std::int64_t>(values.size()) / k;
+  for (std::int64_t j = 0; j < count; ++j) {
+    auto at = [&](std::int64_t i) { return values[static_cast<std::size_t>(j + i * count)]; };
+    const double threshold = o.relative_cutoff ? o.cutoff * at(0) : o.cutoff;
+    std::int64_t r = 0;
+    while (r < k && (!o.max_rank || r < *o.max_rank) && at(r) >= threshold && !(o.cutoff > 0 && at(r) == 0)) ++r;
+    keep = std::max(keep, r);
+  }
+  return keep;
+}
+
+}  // namespace
+
+SVD svd(const Tensor& a, Engine& e, Loc where) { return svd(a, SvdOptions{}, e, where); }
+SVD svd(const Tensor& a, const SvdOptions& o, Engine& e, Loc where) {
+  const bool truncate = o.max_rank.has_value() || o.cutoff > 0;
+  if (truncate && o.full_matrices)
+    check::fail_invalid("svd", "truncation (max_rank, cutoff) keeps a reduced SVD; full_matrices must be false",
+                        "full_matrices", where);
+  if (o.max_rank && *o.max_rank < 1)
+    check::fail_invalid("svd", "max_rank must be at least 1, got " + std::to_string(*o.max_rank), "max_rank", where);
+  if (!(o.cutoff >= 0) || !std::isfinite(o.cutoff))
+    check::fail_invalid("svd", "cutoff must be finite and non-negative, got " + std::to_string(o.cutoff), "cutoff", where);
+  SVD r = full_svd("svd", a, true, o.full_matrices, e, where);
+  if (!truncate) return r;
+  const std::int64_t k = r.s.shape().back(), keep = kept_rank(r.s, o, e, where);
+  if (keep == k) return r;
+  const Tensor dropped = r.s.slice(-1, keep, k, 1, where);
+  r.discarded_weight = dropped.mul(dropped, e, where).sum({-1}, e, where);
+  r.u = r.u.slice(-1, 0, keep, 1, where).duplicate(where);
+  r.s = r.s.slice(-1, 0, keep, 1, where).duplicate(where);
+  r.vh = r.vh.slice(-2, 0, keep, 1, where).duplicate(where);
+  return r;
+}
+
+Tensor svdvals(const Tensor& a, Engine& e, Loc where) { return full_svd("svdvals", a, false, false, e, where).s; }
+
+Eigh eigh(const Tensor& a, Engine& e, Loc where) { return eigh(a, EighOptions{}, e, where); }
+Eigh eigh(const Tensor& a, EighOptions o, Engine& e, Loc where) {
+  check_one("eigh", a, e, where, true);
+  const Shape batch = batch_of(a.shape());
+  auto out = run("eigh", {Kind::Eigh, o.upper},
+                 {{joined(batch, {rows(a)}), linalg_detail::real_of(a.dtype())}, {a.shape(), a.dtype()}}, {a}, e, where);
+  return {out[0], out[1]};
+}
+
+Tensor eigvalsh(const Tensor& a, Engine& e, Loc where) { return eigvalsh(a, EighOptions{}, e, where); }
+Tensor eigvalsh(const Tensor& a, EighOptions o, Engine& e, Loc where) {
+  check_one("eigvalsh", a, e, where, true);
+  Call call{Kind::Eigh, o.upper};
+  call.vectors = false;
+  return run("eigvalsh", call, {{joined(batch_of(a.shape()), {rows(a)}), linalg_detail::real_of(a.dtype())}}, {a}, e,
+             where)[0];
+}
+
+LUFactor lu_factor(const Tensor& a, Engine& e, Loc where) {
+  check_one("lu_factor", a, e, where, false);
+  auto f = lu_factors("lu_factor", a, e, where, true);
+  return {f[0], f[1]};
+}
+
+LU lu(const Tensor& a, Engine& e, Loc where) {
+  check_one("lu", a, e, where, false);
+  const auto f = lu_factors("lu", a, e, where, true);
+  const Shape batch = batch_of(a.shape());
+  const std::int64_t m = rows(a), n = cols(a), k = std::min(m, n);
+  const Tensor eye = Tensor::eye(m, k, {e.device(), a.dtype()}, where);
+  Tensor l = f[0].slice(-1, 0, k, 1, where).tril(-1, e, where).add(eye, e, where);
+  Tensor u = f[0].slice(-2, 0, k, 1, where).triu(0, e, where);
+  // p from the interchanges: row i of p^T a is row perm[i] of a, so p[perm[i], i] = 1.
+  const std::vector<std::int32_t> pivots = f[1].to_vec<std::int32_t>(where);
+  const std::int64_t count = k == 0 ? numel(batch) : static_cast<std::int64_t>(pivots.size()) / k;
+  std::vector<double> p(static_cast<std::size_t>(count * m * m), 0.0);
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < count; ++j) {
+    for (std::int64_t i = 0; i < m; ++i) perm[static_cast<std::size_t>(i)] = i;
+    for (std::int64_t i = 0; i < k; ++i)
+      std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(pivots[static_cast<std::size_t>(j + i * count)] - 1)]);
+    // Column-major (batch..., m, m): element (j, r, c) at j + count * (r + m * c).
+    for (std::int64_t i = 0; i < m; ++i) p[static_cast<std::size_t>(j + count * (perm[static_cast<std::size_t>(i)] + m * i))] = 1.0;
+  }
+  Tensor pm = Tensor::from_vec_col_major(joined(batch, {m, m}), std::move(p), {e.device(), DType::F64}, where)
+                  .cast(a.dtype(), e, where);
+  return {pm, l, u};
+}
+
+Tensor lu_solve(const LUFactor& f, const Tensor& b, Engine& e, Loc where) {
+  const char* op = "lu_solve";
+  check_one(op, f.lu, e, where, true);
+  validate::operands(op, e, {&f.lu, &f.pivots, &b}, where);
+  const Shape want = joined(batch_of(f.lu.shape()), {rows(f.lu)});
+  if (f.pivots.dtype() != DType::I32)
+    check::fail_dtype_mismatch(op, DType::I32, f.pivots.dtype(), where);
+  if (f.pivots.shape() != want)
+    check::fail_shape(op, "pivots must have the shape of lu without its last axis", want, f.pivots.shape(), where);
+  auto [rhs, vector] = right_hand_side(op, f.lu, b, e, where);
+  // LAPACK reads the pivots as given: one out of range would index past the matrix.
+  const std::vector<std::int32_t> piv = f.pivots.to_vec<std::int32_t>(where);
+  for (std::int32_t p : piv)
+    if (p < 1 || p > rows(f.lu))
+      check::fail_invalid(op, "pivot " + std::to_string(p) + " is outside [1, " + std::to_string(rows(f.lu)) + "]", "pivots", where);
+  // A singular factor: U has an exact zero on its diagonal.
+  const std::vector<std::int32_t> zero =
+      f.lu.diagonal(0, -2, -1, where)
+          .eq(Tensor::zeros({}, {e.device(), f.lu.dtype()}, where), e, where)
+          .cast(DType::I32, e, where)
+          .to_vec<std::int32_t>(where);
+  const std::int64_t count = numel(batch_of(f.lu.shape())), n = rows(f.lu);
+  for (std::int64_t j = 0; j < count; ++j)  // (batch..., n) column-major: j + count * d
+    for (std::int64_t d = 0; d < n; ++d)
+      if (zero[static_cast<std::size_t>(j + count * d)] != 0)
+        linalg_detail::fail(op, Kind::LuSolve, {j, d + 1, false}, batch_of(f.lu.shape()), where);
+  return finish_rhs(lu_solve_broadcast(op, f.lu, f.pivots, rhs, Trans::None, e, where), vector, where);
+}
+
+// ---- determinants and inverses ------------------------------------------------------------
+
+Tensor det(const Tensor& a, Engine& e, Loc where) {
+  check_one("det", a, e, where, true);
+  const auto f = lu_factors("det", a, e, where, true);
+  const Tensor diag = f[0].diagonal(0, -2, -1, where).prod({-1}, e, where);
+  return diag.mul(permutation_sign(f[1], a.dtype(), e, where), e, where);
+}
+
+Slogdet slogdet(const Tensor& a, Engine& e, Loc where) {
+  check_one("slogdet", a, e, where, true);
+  const auto f = lu_factors("slogdet", a, e, where, true);
+  const Tensor d = f[0].diagonal(0, -2, -1, where);
+  const Tensor mag = d.abs(e, where);
+  const Tensor logabs = mag.log(e, where).sum({-1}, e, where);
+  // The sign: each pivot's phase d / |d| (0 for a zero pivot) times the permutation's.
+  const Tensor zero = Tensor::zeros(d.shape(), {e.device(), d.dtype()}, where);
+  const Tensor nonzero = mag.ne(Tensor::zeros({}, {e.device(), mag.dtype()}, where), e, where);
+  const Tensor safe = select(nonzero, mag, Tensor::ones(mag.shape(), {e.device(), mag.dtype()}, where), e, where);
+  const Tensor phase = select(nonzero, d.div(safe.cast(d.dtype(), e, where), e, where), zero, e, where);
+  const Tensor sign = phase.prod({-1}, e, where).mul(permutation_sign(f[1], a.dtype(), e, where), e, where);
+  return {sign, logabs};
+}
+
+Tensor inv(const Tensor& a, Engine& e, Loc where) {
+  check_one("inv", a, e, where, true);
+  const Tensor eye = Tensor::eye(rows(a), {e.device(), a.dtype()}, where).broadcast_to(a.shape(), where);
+  const auto f = lu_factors("inv", a, e, where, false);
+  return lu_solve_broadcast("inv", f[0], f[1], eye, Trans::None, e, where);
+}
+
+Tensor pinv(const Tensor& a, Engine& e, Loc where) { return pinv(a, PinvOptions{}, e, where); }
+Tensor pinv(const Tensor& a, PinvOptions o, Engine& e, Loc where) {
+  check_one("pinv", a, e, where, o.hermitian);
+  const double rtol = o.rtol.value_or(static_cast<double>(std::max(rows(a), cols(a))) * epsilon(a.dtype()));
+  if (!(rtol >= 0)) check::fail_invalid("pinv", "rtol must be non-negative", "rtol", where);
+  if (o.hermitian) {  // v diag(1 / w) v^H
+    const Eigh h = eigh(a, e, where);
+    return scale_columns(h.eigenvectors, inverted_above(h.eigenvalues, rtol, e, where), e, where)
+        .matmul(adjoint(h.eigenvectors, e, where), e, where);
+  }
+  const SVD s = full_svd("pinv", a, true, false, e, where);  // v diag(1 / s) u^H
+  return scale_columns(adjoint(s.vh, e, where), inverted_above(s.s, rtol, e, where), e, where)
+      .matmul(adjoint(s.u, e, where), e, where);
+}
+
+Lstsq lstsq(const Tensor& a, const Tensor& b, Engine& e, Loc where) { return lstsq(a, b, LstsqOptions{}, e, where); }
+Lstsq lstsq(const Tensor& a, const Tensor& b, LstsqOptions o, Engine& e, Loc where) {
+  const char* op = "lstsq";
+  check_one(op, a, e, where, false);
+  auto [rhs, vector] = right_hand_side(op, a, b, e, where);
+  auto [a_b, b_b] = broadcast_batches(op, a, rhs, where);
+  const std::int64_t m = rows(a), n = cols(a);
+  const double rcond = o.rcond.value_or(static_cast<double>(std::max(m, n)) * epsilon(a.dtype()));
+  // The minimum-norm solution v diag(1 / s) u^H b, singular values below rcond * max dropped.
+  const SVD s = full_svd(op, a_b, true, false, e, where);
+  const Tensor inv_s = inverted_above(s.s, rcond, e, where);
+  const Tensor x = scale_columns(adjoint(s.vh, e, where), inv_s, e, where)
+                       .matmul(adjoint(s.u, e, where).matmul(b_b, e, where), e, where);
+  const Tensor rank = inv_s.ne(Tensor::zeros({}, {e.device(), inv_s.dtype()}, where), e, where)
+                          .cast(DType::I64, e, where)
+                          .sum({-1}, e, where);
+  // Residuals as NumPy / PyTorch: the squared column norms of a x - b when m > n and every
+  // matrix has full rank; otherwise empty.
+  Tensor residuals = Tensor::zeros({0}, {e.device(), linalg_detail::real_of(a.dtype())}, where);
+  const std::vector<std::int64_t> ranks = rank.to_vec<std::int64_t>(where);
+  const bool full = std::all_of(ranks.begin(), ranks.end(), [&](std::int64_t r) { return r == n; });
+  if (m > n && full) {
+    const Tensor r = a_b.matmul(x, e, where).sub(b_b, e, where).abs(e, where);
+    residuals = r.mul(r, e, where).sum({-2}, e, where);
+    if (vector) residuals = residuals.squeeze({-1}, where);
+  }
+  return {finish_rhs(x, vector, where), residuals, rank, s.s};
+}
+
+// ---- norms ------------------------------------------------------------------------------------
+
+namespace {
+
+void check_norm_dtype(const char* op, DType dtype, Loc where) {
+  if (!is_lapack_dtype(dtype))
+    check::fail_unsupported_dtype(op, dtype, "norms run on F32, F64, C64 and C128; convert first", where);
+}
+
+}  // namespace
+
+Tensor vector_norm(const Tensor& x, Engine& e, Loc where) { return vector_norm(x, VectorNormOptions{}, e, where); }
+Tensor vector_norm(const Tensor& x, const VectorNormOptions& o, Engine& e, Loc where) {
+  const char* op = "vector_norm";
+  validate::operands(op, e, {&x}, where);
+  check_norm_dtype(op, x.dtype(), where);
+  if (!o.ord.name.empty())
+    check::fail_invalid(op, "ord must be a number (p, inf, -inf or 0) for a vector norm, got \"" + o.ord.name + "\"",
+                        "ord", where);
+  std::vector<std::int64_t> axes = o.axes;
+  if (axes.empty())
+    for (std::int64_t d = 0; d < x.rank(); ++d) axes.push_back(d);
+  const ReduceOptions keep{.keepdims = o.keepdims};
+  const Tensor a = x.abs(e, where);
+  const double p = o.ord.p;
+  if (p == inf) return a.max(axes, keep, e, where);
+  if (p == -inf) return a.min(axes, keep, e, where);
+  if (p == 0)
+    return a.ne(Tensor::zeros({}, {e.device(), a.dtype()}, where), e, where).cast(a.dtype(), e, where).sum(axes, keep, e, where);
+  if (p == 1) return a.sum(axes, keep, e, where);
+  if (p == 2) return a.mul(a, e, where).sum(axes, keep, e, where).sqrt(e, where);
+  return a.pow(Scalar(p), e, where).sum(axes, keep, e, where).pow(Scalar(1.0 / p), e, where);
+}
+
+Tensor matrix_norm(const Tensor& a, Engine& e, Loc where) { return matrix_norm(a, NormOptions{}, e, where); }
+Tensor matrix_norm(const Tensor& a, const NormOptions& o, Engine& e, Loc where) {
+  const char* op = "matrix_norm";
+  validate::operands(op, e, {&a}, where);
+  linalg_detail::check_matrix(op, "a", a.shape(), a.dtype(), where);
+  if (o.axes.size() != 2)
+    check::fail_invalid(op, "axes must name two axes, got " + std::to_string(o.axes.size()), "axes", where);
+  const std::int64_t r = a.rank();
+  std::int64_t ax0 = o.axes[0] < 0 ? o.axes[0] + r : o.axes[0], ax1 = o.axes[1] < 0 ? o.axes[1] + r : o.axes[1];
+  for (std::int64_t ax : {o.axes[0], o.axes[1]})
+    if (ax < -r || ax >= r)
+      throw Error(ErrorKind::Validation, op, "axis " + std::to_string(ax) + " is out of range for rank " + std::to_string(r),
+                  AxisOutOfRange{ax, r}, where);
+  if (ax0 == ax1) check::fail_invalid(op, "axes must be two different axes", "axes", where);
+  // The two axes last, rows then columns.
+  std::vector<std::int64_t> order;
+  for (std::int64_t d = 0; d < r; ++d)
+    if (d != ax0 && d != ax1) order.push_back(d);
+  order.push_back(ax0);
+  order.push_back(ax1);
+  const Tensor m = a.permute(order, where);
+  Tensor result;
+  const double p = o.ord.p;
+  if (o.ord.name == "fro") {
+    const Tensor x = m.abs(e, where);
+    result = x.mul(x, e, where).sum({-2, -1}, e, where).sqrt(e, where);
+  } else if (o.ord.name == "nuc") {
+    result = svdvals(m, e, where).sum({-1}, e, where);
+  } else if (!o.ord.name.empty()) {
+    check::fail_invalid(op, "ord must be \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf, got \"" + o.ord.name + "\"", "ord", where);
+  } else if (p == 2 || p == -2) {
+    const Tensor s = svdvals(m, e, where);
+    result = p == 2 ? s.max({-1}, e, where) : s.min({-1}, e, where);
+  } else if (p == 1 || p == -1 || p == inf || p == -inf) {
+    // 1: the largest column sum of |a|; inf: the largest row sum.
+    const Tensor sums = m.abs(e, where).sum({std::abs(p) == 1 ? -2 : -1}, e, where);
+    result = p > 0 ? sums.max({-1}, e, where) : sums.min({-1}, e, where);
+  } else {
+    check::fail_invalid(op, "ord must be \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf, got " + std::to_string(p), "ord", where);
+  }
+  if (!o.keepdims) return result;
+  Shape kept = a.shape();
+  kept[static_cast<std::size_t>(ax0)] = 1;
+  kept[static_cast<std::size_t>(ax1)] = 1;
+  return result.reshape(kept, where);
+}
+
+// ---- matrix exponential -------------------------------------------------------------------------
+
+// Scaling and squaring with the [13/13] Pade approximant (Higham 2005): exp(a) = r(a / 2^s)^(2^s)
+// with s chosen from the 1-norm so that |a / 2^s|_1 <= 5.37. One s serves the whole batch (the
+// largest any matrix needs; a larger s only adds squarings).
+Tensor matrix_exp(const Tensor& a, Engine& e, Loc where) {
+  check_one("matrix_exp", a, e, where, true);
+  const std::int64_t n = rows(a);
+  if (a.numel() == 0) return a.duplicate(where);
+  constexpr double b[] = {64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+                          129060195264000.0,   10559470521600.0,    670442572800.0,     33522128640.0,
+                          1323241920.0,        40840800.0,          960960.0,           16380.0,
+                          182.0,               1.0};
+  constexpr double theta13 = 5.371920351148152;
+  const std::vector<double> norms =
+      matrix_norm(a, NormOptions{.ord = 1}, e, where).cast(DType::F64, e, where).to_vec<double>(where);
+  double largest = 0;
+  for (double v : norms) {
+    if (!std::isfinite(v))
+      check::fail_invalid("matrix_exp", "a has a NaN or infinity", "a", where);
+    largest = std::max(largest, v);
+  }
+  const int s = largest > theta13 ? static_cast<int>(std::ceil(std::log2(largest / theta13))) : 0;
+  const Tensor x = a.mul(Scalar(std::ldexp(1.0, -s)), e, where);
+  const Tensor eye = Tensor::eye(n, {e.device(), a.dtype()}, where).broadcast_to(a.shape(), where);
+  auto mm = [&](const Tensor& l, const Tensor& r) { return l.matmul(r, e, where); };
+  auto lin = [&](std::initializer_list<std::pair<double, const Tensor*>> terms) {
+    Tensor sum;
+    for (const auto& [c, t] : terms) {
+      Tensor term = t->mul(Scalar(c), e, where);
+      sum = sum.defined() ? sum.add(term, e, where) : term;
+    }
+    return sum;
+  };
+  const Tensor x2 = mm(x, x), x4 = mm(x2, x2), x6 = mm(x4, x2);
+  const Tensor u_inner = mm(x6, lin({{b[13], &x6}, {b[11], &x4}, {b[9], &x2}}));
+  const Tensor u_sum = u_inner.add(lin({{b[7], &x6}, {b[5], &x4}, {b[3], &x2}, {b[1], &eye}}), e, where);
+  const Tensor u = mm(x, u_sum);
+  const Tensor v = mm(x6, lin({{b[12], &x6}, {b[10], &x4}, {b[8], &x2}}))
+                       .add(lin({{b[6], &x6}, {b[4], &x4}, {b[2], &x2}, {b[0], &eye}}), e, where);
+  Tensor r = solve(v.sub(u, e, where), v.add(u, e, where), e, where);
+  for (int i = 0; i < s; ++i) r = mm(r, r);
+  return r;
+}
+
+}  // namespace tensora::linalg

@@ -1,0 +1,85 @@
+// The linear-algebra primitives the backends implement (backend::Backend::linalg), what each
+// reads and writes, and the checks and error messages every front door shares
+// (docs/linalg.md). A primitive works matrix by matrix over a batch: the last two axes of
+// every operand are the matrix, the leading axes (the same for every operand, already
+// broadcast) the batch. Inputs may have any strides; outputs are fresh column-major tensors.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "tensora/dtype.hpp"
+#include "tensora/error.hpp"
+#include "tensora/shape.hpp"
+
+namespace tensora::linalg_detail {
+
+// in -> out, per matrix (n x n unless said; k = min(m, n)):
+//   Cholesky         {a}                -> {c}: lower l (a = l l^H) or upper u (a = u^H u), the
+//                                          other triangle zero. info: the order of the first
+//                                          leading minor that is not positive.
+//   TriangularSolve  {a, b (n x r)}     -> {x (n x r)}: op(a) x = b with a's upper or lower
+//                                          triangle. info: the first zero diagonal entry.
+//   LuFactor         {a (m x n)}        -> {lu (m x n), pivots (k, I32, 1-based)}: a = p l u.
+//                                          info: the first exactly zero pivot (lu still valid).
+//   LuSolve          {lu, pivots, b}    -> {x (n x r)}: op(a) x = b from lu_factor's factors.
+//   Qr               {a (m x n)}        -> {q (m x kq), r (kq x n)} with kq = k (m if complete),
+//                                          or {r (k x n)} without vectors. diag(r) is real and
+//                                          non-negative (the gauge, applied by the backend).
+//   Eigh             {a}                -> {w (n, real), v} or {w}: ascending eigenvalues of the
+//                                          Hermitian matrix in a's upper or lower triangle; each
+//                                          column of v has its largest-modulus entry (the first
+//                                          of equals) real and positive. info: no convergence.
+//   Svd              {a (m x n)}        -> {u (m x ku), s (k, real), vh (kv x n)} or {s}; ku = k
+//                                          (m if complete), kv = k (n if complete); s
+//                                          descending; u's columns gauged as v above, vh's rows
+//                                          to match. info: no convergence.
+enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Qr, Eigh, Svd };
+
+// op(a) in the solves.
+enum class Trans : std::uint8_t { None, Transpose, Adjoint };
+
+struct Call {
+  Kind kind;
+  bool upper = false;          // Cholesky, TriangularSolve, Eigh
+  bool unit_diagonal = false;  // TriangularSolve
+  Trans trans = Trans::None;   // TriangularSolve, LuSolve
+  bool vectors = true;         // Qr, Eigh, Svd
+  bool complete = false;       // Qr, Svd
+};
+
+// The first matrix of the batch (column-major batch order) that failed: LAPACK's info > 0, or
+// a NaN / infinity found in a matrix before it was factorized (Cholesky, LuFactor, Qr, Eigh,
+// Svd never see one: LAPACK may loop or return garbage on them).
+struct Failure {
+  std::int64_t batch = 0;
+  std::int64_t info = 0;
+  bool non_finite = false;
+};
+using Status = std::optional<Failure>;
+
+// Whether the kind factorizes its first input (and so refuses non-finite values in it).
+constexpr bool factorizes(Kind kind) { return kind != Kind::TriangularSolve && kind != Kind::LuSolve; }
+
+// The real dtype of a linalg dtype (singular values, eigenvalues of Hermitian matrices).
+DType real_of(DType dtype);
+
+// The checks of one operand: a float or complex dtype that LAPACK has (F32, F64, C64, C128;
+// UnsupportedDType with a convert hint otherwise) and at least two axes (`what`: "a", "b").
+void check_matrix(std::string_view op, std::string_view what, const Shape& shape, DType dtype,
+                  SourceLocation where);
+// check_matrix and a square matrix.
+void check_square(std::string_view op, std::string_view what, const Shape& shape, DType dtype,
+                  SourceLocation where);
+
+// "matrix 3 of the batch" (a one-axis batch), "matrix (1, 2) of the batch", or "the matrix".
+std::string which_matrix(const Shape& batch, std::int64_t index);
+
+// Throws LinAlgError for a failure of `kind` in op `op`, naming the matrix and LAPACK's info,
+// e.g. "cholesky: matrix 3 of the batch is not positive definite (leading minor 2 is not
+// positive)". `batch` is the batch shape the failure's index counts in.
+[[noreturn]] void fail(std::string_view op, Kind kind, const Failure& failure, const Shape& batch,
+                       SourceLocation where);
+
+}  // namespace tensora::linalg_detail

@@ -1,0 +1,545 @@
+// tensora::linalg (direct forms): reconstructions and the factors' properties in every dtype,
+// batched, broadcast and strided inputs, known analytic cases, truncated SVD, the gauge, every
+// error path with its kind, detail and message, and the engines (serial, parallel, reference).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tensora/tensora.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace ta = tensora;
+namespace la = tensora::linalg;
+using ta::DType;
+using ta::Shape;
+using ta::Tensor;
+using tensora_test::expect_error;
+using cd = std::complex<double>;
+
+ta::CpuEngine& e() {
+  static ta::CpuEngine engine = ta::CpuEngine::serial();
+  return engine;
+}
+ta::CpuEngine& parallel3() {
+  static ta::CpuEngine engine = ta::CpuEngine::parallel(3);
+  return engine;
+}
+
+ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
+
+const DType kDTypes[] = {DType::F32, DType::F64, DType::C64, DType::C128};
+
+// A tolerance for products of factors of small, well-conditioned matrices.
+double tol(DType d) { return d == DType::F32 || d == DType::C64 ? 2e-4 : 1e-11; }
+
+Tensor random(Shape shape, DType dtype, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const std::int64_t n = ta::numel(shape);
+  std::vector<cd> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = ta::is_complex(dtype) ? cd(u(rng), u(rng)) : cd(u(rng), 0);
+  return Tensor::from_vec_col_major(shape, v).cast(dtype, e());
+}
+
+std::vector<cd> values(const Tensor& t) { return t.cast(DType::C128, e()).to_vec<cd>(); }
+
+double max_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const auto x = values(a), y = values(b);
+  double d = 0;
+  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
+  return d;
+}
+
+Tensor adj(const Tensor& x) { return x.transpose(-2, -1).conj(e()); }
+Tensor mm(const Tensor& a, const Tensor& b) { return a.matmul(b, e()); }
+// u diag(s) (s real, cast to u's dtype).
+Tensor scale_cols(const Tensor& u, const Tensor& s) { return u.mul(s.cast(u.dtype(), e()).unsqueeze(-2), e()); }
+Tensor eye_like(std::int64_t n, DType d) { return Tensor::eye(n, opts(d)); }
+
+// x x^H + n I: Hermitian positive definite.
+Tensor spd(Shape shape, DType d, std::uint64_t seed) {
+  const Tensor x = random(shape, d, seed);
+  const std::int64_t n = shape.back();
+  return mm(x, adj(x)).add(eye_like(n, d).mul(ta::Scalar(static_cast<double>(n)), e()), e());
+}
+
+// ---- solves -----------------------------------------------------------------------------------
+
+TEST(Linalg, SolveEveryDTypeBatchedAndVector) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor a = random({3, 5, 5}, d, 1).add(eye_like(5, d).mul(ta::Scalar(3.0), e()), e());
+    const Tensor b = random({3, 5, 2}, d, 2);
+    const Tensor x = la::solve(a, b, e());
+    EXPECT_EQ(x.dtype(), d);
+    EXPECT_EQ(x.shape(), (Shape{3, 5, 2}));
+    EXPECT_LT(max_diff(mm(a, x), b), tol(d));
+    // b with one axis fewer than a is a vector.
+    const Tensor bv = random({3, 5}, d, 3);
+    const Tensor xv = la::solve(a, bv, e());
+    EXPECT_EQ(xv.shape(), (Shape{3, 5}));
+    EXPECT_LT(max_diff(mm(a, xv.unsqueeze(-1)).squeeze({-1}), bv), tol(d));
+  }
+}
+
+TEST(Linalg, SolveBroadcastsBatchesAndReadsStridedViews) {
+  const Tensor a = random({2, 1, 4, 4}, DType::F64, 4).add(eye_like(4, DType::F64).mul(ta::Scalar(3.0), e()), e());
+  const Tensor b = random({3, 4, 2}, DType::F64, 5);
+  const Tensor x = la::solve(a, b, e());
+  EXPECT_EQ(x.shape(), (Shape{2, 3, 4, 2}));
+  EXPECT_LT(max_diff(mm(a, x), b.broadcast_to({2, 3, 4, 2})), 1e-12);
+  // A transposed view is solved as the matrix it shows.
+  const Tensor at = a.transpose(-2, -1);
+  EXPECT_LT(max_diff(mm(at, la::solve(at, b, e())), b.broadcast_to({2, 3, 4, 2})), 1e-12);
+}
+
+TEST(Linalg, SolveTriangularEveryForm) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor base = random({2, 4, 4}, d, 6).add(eye_like(4, d).mul(ta::Scalar(4.0), e()), e());
+    for (bool upper : {false, true})
+      for (bool left : {true, false})
+        for (bool unit : {false, true}) {
+          SCOPED_TRACE(std::string(upper ? "upper" : "lower") + (left ? " left" : " right") + (unit ? " unit" : ""));
+          // The triangle the solve reads; the other one holds garbage that must be ignored.
+          Tensor t = upper ? base.triu(0, e()) : base.tril(0, e());
+          if (unit) t = t.sub(t.diagonal(0, -2, -1).embed_diag(0, e()), e()).add(eye_like(4, d), e());
+          const Tensor b = random(left ? Shape{2, 4, 3} : Shape{2, 3, 4}, d, 7);
+          const Tensor x = la::solve_triangular(base, b, {.upper = upper, .left = left, .unit_diagonal = unit}, e());
+          EXPECT_LT(max_diff(left ? mm(t, x) : mm(x, t), b), tol(d));
+        }
+  }
+}
+
+// ---- factorizations ---------------------------------------------------------------------------
+
+TEST(Linalg, CholeskyLowerAndUpper) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor a = spd({3, 4, 4}, d, 8);
+    const Tensor l = la::cholesky(a, e());
+    EXPECT_LT(max_diff(mm(l, adj(l)), a), tol(d) * 10);
+    EXPECT_LT(max_diff(l.triu(1, e()), Tensor::zeros({3, 4, 4}, opts(d))), 0.0 + 1e-300);
+    const Tensor u = la::cholesky(a, {.upper = true}, e());
+    EXPECT_LT(max_diff(mm(adj(u), u), a), tol(d) * 10);
+    EXPECT_LT(max_diff(u, adj(l)), tol(d));
+  }
+}
+
+TEST(Linalg, QrModesAndGauge) {
+  for (DType d : kDTypes)
+    for (Shape shape : {Shape{2, 5, 3}, Shape{2, 3, 5}}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " " + ta::to_string(shape));
+      const Tensor a = random(shape, d, 9);
+      const std::int64_t m = shape[1], n = shape[2], k = std::min(m, n);
+      auto [q, r] = la::qr(a, e());
+      EXPECT_EQ(q.shape(), (Shape{2, m, k}));
+      EXPECT_EQ(r.shape(), (Shape{2, k, n}));
+      EXPECT_LT(max_diff(mm(q, r), a), tol(d));
+      EXPECT_LT(max_diff(mm(adj(q), q), eye_like(k, d).broadcast_to({2, k, k})), tol(d));
+      EXPECT_LT(max_diff(r.tril(-1, e()), Tensor::zeros(r.shape(), opts(d))), 1e-300);
+      for (cd v : values(r.diagonal(0, -2, -1))) {  // the gauge: diag(r) real, non-negative
+        EXPECT_GE(v.real(), 0);
+        EXPECT_EQ(v.imag(), 0);
+      }
+      const la::QR c = la::qr(a, {.mode = la::QrMode::Complete}, e());
+      EXPECT_EQ(c.q.shape(), (Shape{2, m, m}));
+      EXPECT_EQ(c.r.shape(), (Shape{2, m, n}));
+      EXPECT_LT(max_diff(mm(c.q, c.r), a), tol(d));
+      EXPECT_LT(max_diff(mm(adj(c.q), c.q), eye_like(m, d).broadcast_to({2, m, m})), tol(d));
+      const la::QR ro = la::qr(a, {.mode = la::QrMode::R}, e());
+      EXPECT_FALSE(ro.q.defined());
+      EXPECT_LT(max_diff(ro.r, r), tol(d));
+    }
+}
+
+TEST(Linalg, SvdReducedFullAndValues) {
+  for (DType d : kDTypes)
+    for (Shape shape : {Shape{3, 5, 3}, Shape{3, 3, 5}, Shape{4, 4}}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " " + ta::to_string(shape));
+      const Tensor a = random(shape, d, 10);
+      const std::int64_t m = shape[shape.size() - 2], n = shape.back(), k = std::min(m, n);
+      auto [u, s, vh] = la::svd(a, e());
+      EXPECT_EQ(s.dtype(), ta::is_complex(d) ? (d == DType::C64 ? DType::F32 : DType::F64) : d);
+      EXPECT_EQ(u.shape().back(), k);
+      EXPECT_LT(max_diff(mm(scale_cols(u, s), vh), a), tol(d));
+      EXPECT_LT(max_diff(mm(adj(u), u), eye_like(k, d).broadcast_to(Shape(shape.begin(), shape.end() - 2)
+                                                                         .empty() ? Shape{k, k} : Shape{3, k, k})),
+                tol(d));
+      const auto sv = values(s);
+      // Descending along the last axis of (batch..., k), column-major: stride = batch count.
+      const std::int64_t count = ta::numel(s.shape()) / k;
+      for (std::int64_t j = 0; j < count; ++j)
+        for (std::int64_t i = 0; i + 1 < k; ++i)
+          EXPECT_GE(sv[static_cast<std::size_t>(j + i * count)].real(), sv[static_cast<std::size_t>(j + (i + 1) * count)].real());
+      EXPECT_LT(max_diff(la::svdvals(a, e()), s), tol(d));
+      const la::SVD f = la::svd(a, {.full_matrices = true}, e());
+      EXPECT_EQ(f.u.shape()[f.u.shape().size() - 2], m);
+      EXPECT_EQ(f.u.shape().back(), m);
+      EXPECT_EQ(f.vh.shape().back(), n);
+      EXPECT_EQ(f.vh.shape()[f.vh.shape().size() - 2], n);
+      const Tensor uk = f.u.slice(-1, 0, k), vk = f.vh.slice(-2, 0, k);
+      EXPECT_LT(max_diff(mm(scale_cols(uk, f.s), vk), a), tol(d));
+      EXPECT_LT(max_diff(mm(f.vh, adj(f.vh)), eye_like(n, d).broadcast_to(f.vh.shape())), tol(d));
+    }
+}
+
+TEST(Linalg, SvdGaugeLargestEntryOfEachUColumnIsRealPositive) {
+  const Tensor a = random({6, 4}, DType::C128, 11);
+  const la::SVD r = la::svd(a, e());
+  const auto u = values(r.u);
+  for (int j = 0; j < 4; ++j) {
+    int best = 0;
+    for (int i = 1; i < 6; ++i)
+      if (std::abs(u[static_cast<std::size_t>(i + 6 * j)]) > std::abs(u[static_cast<std::size_t>(best + 6 * j)])) best = i;
+    EXPECT_GT(u[static_cast<std::size_t>(best + 6 * j)].real(), 0);
+    EXPECT_NEAR(u[static_cast<std::size_t>(best + 6 * j)].imag(), 0, 1e-15);
+  }
+}
+
+TEST(Linalg, TruncatedSvdKeepsLeadingTripletsAndReportsDiscardedWeight) {
+  // A rank-3 8 x 6 matrix plus a tiny perturbation.
+  const Tensor a = mm(random({8, 3}, DType::F64, 12), random({3, 6}, DType::F64, 13))
+                       .add(random({8, 6}, DType::F64, 14).mul(ta::Scalar(1e-9), e()), e());
+  const la::SVD full = la::svd(a, e());
+  const la::SVD t = la::svd(a, {.max_rank = 2}, e());
+  EXPECT_EQ(t.u.shape(), (Shape{8, 2}));
+  EXPECT_EQ(t.s.shape(), (Shape{2}));
+  EXPECT_EQ(t.vh.shape(), (Shape{2, 6}));
+  const auto s = full.s.to_vec<double>();
+  double dropped = 0;
+  for (std::size_t i = 2; i < s.size(); ++i) dropped += s[i] * s[i];
+  EXPECT_NEAR(t.discarded_weight.item<double>(), dropped, 1e-12 * dropped);
+  // A relative cutoff drops the perturbation's singular values only.
+  const la::SVD c = la::svd(a, {.cutoff = 1e-6}, e());
+  EXPECT_EQ(c.s.shape(), (Shape{3}));
+  EXPECT_LT(c.discarded_weight.item<double>(), 1e-15);
+  // An absolute cutoff above every value still keeps one triplet.
+  EXPECT_EQ(la::svd(a, {.cutoff = 1e9, .relative_cutoff = false}, e()).s.shape(), (Shape{1}));
+  // Untruncated: nothing discarded.
+  EXPECT_EQ(full.discarded_weight.item<double>(), 0.0);
+  // Batched: the kept rank is the largest any matrix needs.
+  const Tensor b = ta::stack({a, mm(random({8, 1}, DType::F64, 15), random({1, 6}, DType::F64, 16))}, 0, e());
+  const la::SVD bt = la::svd(b, {.cutoff = 1e-6}, e());
+  EXPECT_EQ(bt.s.shape(), (Shape{2, 3}));
+}
+
+TEST(Linalg, EighAscendingReconstructsAndReadsOneTriangle) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor x = random({2, 5, 5}, d, 17);
+    const Tensor a = x.add(adj(x), e());
+    auto [w, v] = la::eigh(a, e());
+    EXPECT_EQ(w.dtype(), ta::is_complex(d) ? (d == DType::C64 ? DType::F32 : DType::F64) : d);
+    EXPECT_LT(max_diff(mm(scale_cols(v, w), adj(v)), a), tol(d) * 10);
+    EXPECT_LT(max_diff(mm(adj(v), v), eye_like(5, d).broadcast_to({2, 5, 5})), tol(d));
+    const auto wv = values(w);
+    for (std::int64_t j = 0; j < 2; ++j)
+      for (std::int64_t i = 0; i + 1 < 5; ++i)
+        EXPECT_LE(wv[static_cast<std::size_t>(j + i * 2)].real(), wv[static_cast<std::size_t>(j + (i + 1) * 2)].real());
+    // Only the named triangle is read: garbage in the other one changes nothing.
+    const Tensor lower_only = a.tril(0, e()).add(random({2, 5, 5}, d, 18).triu(1, e()), e());
+    EXPECT_LT(max_diff(la::eigvalsh(lower_only, e()), w), tol(d) * 10);
+    const Tensor upper_only = a.triu(0, e()).add(random({2, 5, 5}, d, 19).tril(-1, e()), e());
+    EXPECT_LT(max_diff(la::eigvalsh(upper_only, {.upper = true}, e()), w), tol(d) * 10);
+  }
+}
+
+TEST(Linalg, LuFactorsAndSolves) {
+  for (DType d : kDTypes)
+    for (Shape shape : {Shape{2, 4, 4}, Shape{2, 5, 3}, Shape{2, 3, 5}}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " " + ta::to_string(shape));
+      const Tensor a = random(shape, d, 20);
+      auto [p, l, u] = la::lu(a, e());
+      EXPECT_LT(max_diff(mm(mm(p, l), u), a), tol(d));
+      EXPECT_LT(max_diff(u.tril(-1, e()), Tensor::zeros(u.shape(), opts(d))), 1e-300);
+    }
+  const Tensor a = random({3, 4, 4}, DType::F64, 21).add(eye_like(4, DType::F64), e());
+  const la::LUFactor f = la::lu_factor(a, e());
+  EXPECT_EQ(f.pivots.dtype(), DType::I32);
+  EXPECT_EQ(f.pivots.shape(), (Shape{3, 4}));
+  const Tensor b = random({3, 4, 2}, DType::F64, 22);
+  EXPECT_LT(max_diff(la::lu_solve(f, b, e()), la::solve(a, b, e())), 1e-13);
+}
+
+// ---- determinants, inverses, pseudo-inverses, least squares ----------------------------------
+
+TEST(Linalg, DetAndSlogdetKnownCases) {
+  // A rotation has determinant 1; a permuted diagonal the product with the permutation's sign.
+  const double c = std::cos(0.3), s = std::sin(0.3);
+  const Tensor rot = Tensor::from_vec_row_major({2, 2}, std::vector<double>{c, -s, s, c});
+  EXPECT_NEAR(la::det(rot, e()).item<double>(), 1.0, 1e-15);
+  const Tensor perm = Tensor::from_vec_row_major({3, 3}, std::vector<double>{0, 2, 0, 3, 0, 0, 0, 0, 5});
+  EXPECT_NEAR(la::det(perm, e()).item<double>(), -30.0, 1e-12);
+  auto [sign, logabs] = la::slogdet(perm, e());
+  EXPECT_EQ(sign.item<double>(), -1.0);
+  EXPECT_NEAR(logabs.item<double>(), std::log(30.0), 1e-14);
+  // Singular: det 0, slogdet (0, -inf), no error.
+  const Tensor sing = Tensor::from_vec_row_major({2, 2}, std::vector<double>{1, 2, 2, 4});
+  EXPECT_EQ(la::det(sing, e()).item<double>(), 0.0);
+  const la::Slogdet sd = la::slogdet(sing, e());
+  EXPECT_EQ(sd.sign.item<double>(), 0.0);
+  EXPECT_EQ(sd.logabsdet.item<double>(), -std::numeric_limits<double>::infinity());
+  // Complex: det = product of eigenvalues of a triangular matrix; sign has modulus 1.
+  const Tensor tri = Tensor::from_vec_row_major({2, 2}, std::vector<cd>{{1, 1}, {5, 0}, {0, 0}, {0, 2}});
+  EXPECT_LT(std::abs(la::det(tri, e()).item<cd>() - cd(1, 1) * cd(0, 2)), 1e-15);
+  const la::Slogdet cs = la::slogdet(tri, e());
+  EXPECT_NEAR(std::abs(cs.sign.item<cd>()), 1.0, 1e-15);
+  EXPECT_EQ(cs.logabsdet.dtype(), DType::F64);
+  // Batched, every dtype: det(a) det(b) = det(a b).
+  for (DType d : kDTypes) {
+    const Tensor x = random({3, 4, 4}, d, 23), y = random({3, 4, 4}, d, 24);
+    EXPECT_LT(max_diff(la::det(x, e()).mul(la::det(y, e()), e()), la::det(mm(x, y), e())), tol(d));
+  }
+}
+
+TEST(Linalg, InvPinvAndHilbert) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor a = random({2, 4, 4}, d, 25).add(eye_like(4, d).mul(ta::Scalar(2.0), e()), e());
+    EXPECT_LT(max_diff(mm(a, la::inv(a, e())), eye_like(4, d).broadcast_to({2, 4, 4})), tol(d));
+    // Rank-deficient: the Moore-Penrose conditions a p a = a, p a p = p.
+    const Tensor r = mm(random({2, 5, 2}, d, 26), random({2, 2, 4}, d, 27));
+    const Tensor p = la::pinv(r, e());
+    EXPECT_EQ(p.shape(), (Shape{2, 4, 5}));
+    EXPECT_LT(max_diff(mm(mm(r, p), r), r), tol(d) * 10);
+    EXPECT_LT(max_diff(mm(mm(p, r), p), p), tol(d) * 10);
+    const Tensor h = spd({4, 4}, d, 28);
+    EXPECT_LT(max_diff(la::pinv(h, {.hermitian = true}, e()), la::inv(h, e())), tol(d));
+  }
+  // The 6 x 6 Hilbert matrix (condition ~1.5e7): its inverse has integer entries.
+  std::vector<double> hv(36);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 6; ++j) hv[static_cast<std::size_t>(i + 6 * j)] = 1.0 / (i + j + 1);
+  const Tensor hilbert = Tensor::from_vec_col_major({6, 6}, hv);
+  const auto hi = la::inv(hilbert, e()).to_vec<double>();
+  EXPECT_NEAR(hi[0], 36.0, 1e-6);
+  EXPECT_NEAR(hi[35], 698544.0, 698544.0 * 1e-7);
+  EXPECT_NEAR(hi[2 + 6 * 3], -1411200.0, 1411200.0 * 1e-7);
+  const Tensor l = la::cholesky(hilbert, e());
+  EXPECT_LT(max_diff(mm(l, adj(l)), hilbert), 1e-15);
+}
+
+TEST(Linalg, LstsqOverdeterminedAndRankDeficient) {
+  const Tensor a = random({6, 3}, DType::F64, 29);
+  const Tensor b = random({6, 2}, DType::F64, 30);
+  const la::Lstsq r = la::lstsq(a, b, e());
+  // The normal equations a^T a x = a^T b.
+  EXPECT_LT(max_diff(mm(mm(adj(a), a), r.solution), mm(adj(a), b)), 1e-12);
+  EXPECT_EQ(r.rank.item<std::int64_t>(), 3);
+  const Tensor res = mm(a, r.solution).sub(b, e());
+  EXPECT_LT(max_diff(r.residuals, res.mul(res, e()).sum({0}, e())), 1e-12);
+  // Rank-deficient: the minimum-norm solution equals pinv(a) b, residuals are empty.
+  const Tensor d = mm(random({6, 2}, DType::F64, 31), random({2, 3}, DType::F64, 32));
+  const la::Lstsq rd = la::lstsq(d, b, e());
+  EXPECT_EQ(rd.rank.item<std::int64_t>(), 2);
+  EXPECT_EQ(rd.residuals.numel(), 0);
+  EXPECT_LT(max_diff(rd.solution, mm(la::pinv(d, e()), b)), 1e-12);
+}
+
+// ---- norms and matrix_exp -----------------------------------------------------------------------
+
+TEST(Linalg, NormsAgreeWithTheirDefinitions) {
+  const Tensor a = Tensor::from_vec_row_major({2, 3}, std::vector<double>{1, -2, 3, -4, 5, -6});
+  auto norm = [&](la::Ord ord) { return la::matrix_norm(a, {.ord = ord}, e()).item<double>(); };
+  EXPECT_NEAR(norm("fro"), std::sqrt(91.0), 1e-14);
+  EXPECT_NEAR(norm(1), 9.0, 0);
+  EXPECT_NEAR(norm(-1), 5.0, 0);
+  EXPECT_NEAR(norm(la::inf), 15.0, 0);
+  EXPECT_NEAR(norm(-la::inf), 6.0, 0);
+  const auto s = la::svdvals(a, e()).to_vec<double>();
+  EXPECT_NEAR(norm(2), s[0], 1e-14);
+  EXPECT_NEAR(norm(-2), s[1], 1e-14);
+  EXPECT_NEAR(norm("nuc"), s[0] + s[1], 1e-14);
+  EXPECT_EQ(la::matrix_norm(a, {.keepdims = true}, e()).shape(), (Shape{1, 1}));
+  // Axes other than the last two, on a batch.
+  const Tensor b = random({3, 4, 2}, DType::C128, 33);
+  const Tensor n02 = la::matrix_norm(b, {.axes = {0, 2}}, e());
+  EXPECT_EQ(n02.shape(), (Shape{4}));
+  EXPECT_NEAR(n02.to_vec<double>()[1], la::matrix_norm(b.slice(1, 1, 2).squeeze({1}), e()).item<double>(), 1e-14);
+
+  const Tensor v = Tensor::from_vec_col_major({4}, std::vector<double>{3, -4, 0, 12});
+  auto vnorm = [&](la::Ord ord) { return la::vector_norm(v, {.ord = ord}, e()).item<double>(); };
+  EXPECT_NEAR(vnorm(2), 13.0, 1e-14);
+  EXPECT_NEAR(vnorm(1), 19.0, 0);
+  EXPECT_NEAR(vnorm(la::inf), 12.0, 0);
+  EXPECT_NEAR(vnorm(-la::inf), 0.0, 0);
+  EXPECT_NEAR(vnorm(0), 3.0, 0);
+  EXPECT_NEAR(vnorm(3), std::cbrt(27.0 + 64.0 + 1728.0), 1e-12);
+  const Tensor z = Tensor::from_vec_col_major({2}, std::vector<cd>{{3, 4}, {0, 0}});
+  EXPECT_NEAR(la::vector_norm(z, e()).item<double>(), 5.0, 1e-15);
+  EXPECT_EQ(la::vector_norm(b, {.axes = {1}, .keepdims = true}, e()).shape(), (Shape{3, 1, 2}));
+}
+
+TEST(Linalg, MatrixExpKnownCases) {
+  // exp([[0, t], [-t, 0]]) is the rotation by t; a large t exercises scaling and squaring.
+  for (double t : {0.5, 20.0}) {
+    const Tensor a = Tensor::from_vec_row_major({2, 2}, std::vector<double>{0, t, -t, 0});
+    const Tensor r = Tensor::from_vec_row_major({2, 2}, std::vector<double>{std::cos(t), std::sin(t), -std::sin(t), std::cos(t)});
+    EXPECT_LT(max_diff(la::matrix_exp(a, e()), r), 1e-13 * std::max(1.0, t));
+  }
+  for (DType d : kDTypes) {
+    const Tensor a = random({2, 4, 4}, d, 34);
+    const Tensor prod = mm(la::matrix_exp(a, e()), la::matrix_exp(a.neg(e()), e()));
+    EXPECT_LT(max_diff(prod, eye_like(4, d).broadcast_to({2, 4, 4})), tol(d) * 10);
+  }
+  const Tensor diag = Tensor::from_vec_col_major({3}, std::vector<double>{1, -2, 0.5}).embed_diag(0, e());
+  EXPECT_LT(max_diff(la::matrix_exp(diag, e()),
+                     Tensor::from_vec_col_major({3}, std::vector<double>{std::exp(1.0), std::exp(-2.0), std::exp(0.5)})
+                         .embed_diag(0, e())),
+            1e-15);
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+TEST(LinalgErrors, DTypesAndShapes) {
+  const Tensor i = Tensor::ones({3, 3}, opts(DType::I32));
+  auto err = expect_error([&] { la::inv(i, e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::UnsupportedDType);
+  EXPECT_NE(std::string(err.what()).find("convert"), std::string::npos);
+  EXPECT_EQ(expect_error([&] { la::svd(Tensor::ones({2, 2}, opts(DType::F16)), e()); }).kind(),
+            ta::ErrorKind::UnsupportedDType);
+  err = expect_error([&] { la::cholesky(Tensor::ones({2, 3}, opts(DType::F64)), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::Validation);
+  EXPECT_EQ(std::get<ta::ShapeMismatch>(err.detail()).expected, (std::vector<std::int64_t>{2, 2}));
+  EXPECT_NE(std::string(err.what()).find("cholesky: a must be square (the last two axes equal), got 2 x 3"),
+            std::string::npos);
+  err = expect_error([&] { la::det(Tensor::ones({3}, opts(DType::F64)), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::Validation);
+  EXPECT_NE(std::string(err.what()).find("at least two axes"), std::string::npos);
+  err = expect_error([&] { la::solve(Tensor::eye(3, opts(DType::F64)), Tensor::ones({3, 1}, opts(DType::F32)), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::Validation);
+  EXPECT_TRUE(std::holds_alternative<ta::DTypeMismatch>(err.detail()));
+  err = expect_error([&] { la::solve(Tensor::eye(3, opts(DType::F64)), Tensor::ones({4, 1}, opts(DType::F64)), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::Validation);
+  EXPECT_NE(std::string(err.what()).find("b must have 3 rows"), std::string::npos);
+  err = expect_error([&] { la::solve(Tensor::eye(3, opts(DType::F64)).broadcast_to({2, 3, 3}), Tensor::ones({3, 3, 1}, opts(DType::F64)), e()); });
+  EXPECT_TRUE(std::holds_alternative<ta::ShapeMismatch>(err.detail()));
+  err = expect_error([&] { la::svd(Tensor::eye(3, opts(DType::F64)), {.full_matrices = true, .max_rank = 2}, e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+  EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "full_matrices");
+  err = expect_error([&] { la::svd(Tensor::eye(3, opts(DType::F64)), {.max_rank = 0}, e()); });
+  EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "max_rank");
+  err = expect_error([&] { la::matrix_norm(Tensor::eye(3, opts(DType::F64)), {.ord = 3}, e()); });
+  EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "ord");
+  err = expect_error([&] { la::matrix_norm(Tensor::eye(3, opts(DType::F64)), {.axes = {0, 2}}, e()); });
+  EXPECT_TRUE(std::holds_alternative<ta::AxisOutOfRange>(err.detail()));
+  err = expect_error([&] { la::vector_norm(Tensor::eye(3, opts(DType::F64)), {.ord = "fro"}, e()); });
+  EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "ord");
+  // An engine on another device.
+  ta::ReferenceEngine other(ta::Device::cpu(1));
+  err = expect_error([&] { la::qr(Tensor::eye(3, opts(DType::F64)), other); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::DeviceMismatch);
+}
+
+TEST(LinalgErrors, NumericalFailuresNameTheMatrixAndInfo) {
+  // Matrix 1 of the batch has a negative second leading minor.
+  const Tensor good = Tensor::eye(3, opts(DType::F64));
+  const Tensor bad = Tensor::from_vec_row_major({3, 3}, std::vector<double>{1, 2, 0, 2, 1, 0, 0, 0, 1});
+  auto err = expect_error([&] { la::cholesky(ta::stack({good, bad}, 0, e()), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+  EXPECT_EQ(std::string(err.message()), "matrix 1 of the batch is not positive definite (leading minor 2 is not positive)");
+  auto detail = std::get<ta::LinAlgFailure>(err.detail());
+  EXPECT_EQ(detail.batch_index, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(detail.info, 2);
+  EXPECT_FALSE(detail.non_finite);
+  // A two-axis batch names the index tuple.
+  err = expect_error([&] { la::cholesky(ta::stack({good, good, good, bad}, 0, e()).reshape({2, 2, 3, 3}), e()); });
+  EXPECT_NE(std::string(err.message()).find("matrix (1, 1) of the batch"), std::string::npos);
+  // Singular solve / inv; lu_solve of a singular factor.
+  const Tensor sing = Tensor::from_vec_row_major({2, 2}, std::vector<double>{1, 2, 2, 4});
+  err = expect_error([&] { la::solve(sing, Tensor::ones({2}, opts(DType::F64)), e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+  EXPECT_EQ(std::string(err.message()), "the matrix is singular (U(2, 2) of its LU factorization is exactly zero)");
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 2);
+  EXPECT_EQ(expect_error([&] { la::inv(sing, e()); }).kind(), ta::ErrorKind::LinAlgError);
+  EXPECT_EQ(expect_error([&] { la::lu_solve(la::lu_factor(sing, e()), Tensor::ones({2}, opts(DType::F64)), e()); }).kind(),
+            ta::ErrorKind::LinAlgError);
+  err = expect_error([&] { la::solve_triangular(Tensor::zeros({2, 2}, opts(DType::F64)), Tensor::ones({2, 1}, opts(DType::F64)), {}, e()); });
+  EXPECT_EQ(std::string(err.message()), "the matrix is singular (diagonal entry 1 is zero)");
+  // NaN or infinity: never handed to LAPACK.
+  const Tensor nan = Tensor::from_vec_row_major({2, 2}, std::vector<double>{1, std::nan(""), 0, 1});
+  for (auto* f : {+[](const Tensor& t) { la::svd(t, e()); }, +[](const Tensor& t) { la::eigh(t, e()); },
+                  +[](const Tensor& t) { la::qr(t, e()); }, +[](const Tensor& t) { la::det(t, e()); }}) {
+    err = expect_error([&] { f(nan); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+    EXPECT_EQ(std::string(err.message()), "the matrix has a NaN or infinity (it is not factorized; check the input)");
+    EXPECT_TRUE(std::get<ta::LinAlgFailure>(err.detail()).non_finite);
+  }
+  // Pivots out of range are refused before LAPACK reads them.
+  la::LUFactor f = la::lu_factor(Tensor::eye(2, opts(DType::F64)), e());
+  f.pivots = Tensor::from_vec_col_major({2}, std::vector<std::int32_t>{3, 2});
+  err = expect_error([&] { la::lu_solve(f, Tensor::ones({2}, opts(DType::F64)), e()); });
+  EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "pivots");
+}
+
+// ---- engines ------------------------------------------------------------------------------------
+
+TEST(LinalgEngines, ParallelEqualsSerialBitwise) {
+  const Tensor a = random({7, 6, 6}, DType::C128, 35);
+  const Tensor h = a.add(adj(a), e());
+  const la::SVD s1 = la::svd(a, e()), s3 = la::svd(a, parallel3());
+  EXPECT_EQ(values(s1.u), values(s3.u));
+  EXPECT_EQ(values(s1.s), values(s3.s));
+  EXPECT_EQ(values(la::eigh(h, e()).eigenvectors), values(la::eigh(h, parallel3()).eigenvectors));
+  EXPECT_EQ(values(la::qr(a, e()).r), values(la::qr(a, parallel3()).r));
+  EXPECT_EQ(values(la::solve(a, h, e())), values(la::solve(a, h, parallel3())));
+}
+
+TEST(LinalgEngines, ReferenceEngineAgrees) {
+  // The reference backend's textbook algorithms in long double against LAPACK: the gauge makes
+  // every factor unique for these generic matrices, so factors compare directly.
+  ta::ReferenceEngine ref;
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const double t = tol(d) * 10;
+    const Tensor a = random({2, 5, 3}, d, 40), sq = random({2, 4, 4}, d, 41).add(eye_like(4, d), e());
+    const Tensor h = sq.add(adj(sq), e()), p = spd({2, 4, 4}, d, 42), b = random({2, 4, 2}, d, 43);
+    EXPECT_LT(max_diff(la::cholesky(p, ref), la::cholesky(p, e())), t);
+    EXPECT_LT(max_diff(la::solve(sq, b, ref), la::solve(sq, b, e())), t);
+    EXPECT_LT(max_diff(la::solve_triangular(sq, b, {.upper = true}, ref), la::solve_triangular(sq, b, {.upper = true}, e())), t);
+    const la::LUFactor fr = la::lu_factor(sq, ref), fc = la::lu_factor(sq, e());
+    EXPECT_EQ(fr.pivots.to_vec<std::int32_t>(), fc.pivots.to_vec<std::int32_t>());
+    EXPECT_LT(max_diff(fr.lu, fc.lu), t);
+    for (la::QrMode mode : {la::QrMode::Reduced, la::QrMode::Complete}) {
+      const la::QR qr = la::qr(a, {.mode = mode}, ref), qc = la::qr(a, {.mode = mode}, e());
+      EXPECT_LT(max_diff(qr.r, qc.r), t);
+      if (mode == la::QrMode::Reduced) EXPECT_LT(max_diff(qr.q, qc.q), t);
+      EXPECT_LT(max_diff(mm(qr.q, qr.r), a), t);
+    }
+    const la::SVD sr = la::svd(a, ref), sc = la::svd(a, e());
+    EXPECT_LT(max_diff(sr.s, sc.s), t);
+    EXPECT_LT(max_diff(sr.u, sc.u), t);
+    EXPECT_LT(max_diff(sr.vh, sc.vh), t);
+    const la::SVD fr2 = la::svd(a, {.full_matrices = true}, ref);
+    EXPECT_LT(max_diff(mm(adj(fr2.u), fr2.u), eye_like(5, d).broadcast_to({2, 5, 5})), t);
+    const la::Eigh er = la::eigh(h, ref), ec = la::eigh(h, e());
+    EXPECT_LT(max_diff(er.eigenvalues, ec.eigenvalues), t);
+    EXPECT_LT(max_diff(er.eigenvectors, ec.eigenvectors), t);
+    EXPECT_LT(max_diff(la::det(sq, ref), la::det(sq, e())), t);
+  }
+  // The same error, whichever backend.
+  const Tensor bad = Tensor::from_vec_row_major({2, 2}, std::vector<double>{1, 2, 2, 1});
+  EXPECT_EQ(std::string(expect_error([&] { la::cholesky(bad, ref); }).message()),
+            std::string(expect_error([&] { la::cholesky(bad, e()); }).message()));
+}
+
+TEST(LinalgEngines, StructuredBindingsAndBackendName) {
+  const Tensor a = random({4, 3}, DType::F64, 36);
+  auto [u, s, vh] = la::svd(a, e());
+  auto [q, r] = la::qr(a, e());
+  auto [w, v] = la::eigh(mm(adj(a), a), e());
+  EXPECT_EQ(u.shape(), (Shape{4, 3}));
+  EXPECT_EQ(q.shape(), (Shape{4, 3}));
+  EXPECT_EQ(w.shape(), (Shape{3}));
+  EXPECT_NE(ta::lapack_backend(), "none");
+}
+
+}  // namespace
