@@ -8,6 +8,7 @@
 #include "direct/direct.hpp"
 #include "ops/validate.hpp"
 #include "tensora/einsum.hpp"
+#include "tensora/linalg.hpp"
 
 namespace tensora::eager_detail {
 
@@ -74,6 +75,13 @@ struct TensorBuilder {
   Tensor fft(const Tensor& x, const fft_detail::Spec& spec) {
     return direct::fft_transform(x, spec, e, SourceLocation::current());
   }
+  Tensor solve(const Tensor& a, const Tensor& b) { return linalg::solve(a, b, e); }
+  Tensor solve_triangular(const Tensor& a, const Tensor& b, linalg::TriangularOptions o) {
+    return linalg::solve_triangular(a, b, o, e);
+  }
+  Tensor eigh_vectors(const Tensor& a, bool upper) { return linalg::eigh(a, {.upper = upper}, e).eigenvectors; }
+  Tensor svd_u(const Tensor& a) { return linalg::svd(a, e).u; }
+  Tensor svd_vh(const Tensor& a) { return linalg::svd(a, e).vh; }
 };
 
 }  // namespace tensora::eager_detail

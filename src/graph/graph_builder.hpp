@@ -8,6 +8,7 @@
 
 #include "ad/builder.hpp"
 #include "graph/ops.hpp"
+#include "tensora/linalg.hpp"
 
 namespace tensora::graph_detail {
 
@@ -58,6 +59,13 @@ struct GraphBuilder {
   }
   T embed_diag(const T& x, std::int64_t offset) { return x.embed_diag(offset, where); }
   T fft(const T& x, const fft_detail::Spec& spec) { return fft_node(x, spec, where); }
+  T solve(const T& a, const T& b) { return linalg::solve(a, b, where); }
+  T solve_triangular(const T& a, const T& b, linalg::TriangularOptions o) {
+    return linalg::solve_triangular(a, b, o, where);
+  }
+  T eigh_vectors(const T& a, bool upper) { return linalg_factor_node(a, LinalgFactor::EighVectors, upper, where); }
+  T svd_u(const T& a) { return linalg_factor_node(a, LinalgFactor::SvdU, false, where); }
+  T svd_vh(const T& a) { return linalg_factor_node(a, LinalgFactor::SvdVh, false, where); }
 };
 
 template <class R>

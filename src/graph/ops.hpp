@@ -49,6 +49,9 @@ TracedTensor einsum_labels(std::vector<Labels> inputs, Labels output, std::vecto
 TracedTensor sum_node(const TracedTensor& x, Axes axes, bool keepdims, Loc where);
 // The FFT primitive (x already has the spec's input dtype and extents).
 TracedTensor fft_node(const TracedTensor& x, const fft_detail::Spec& spec, Loc where);
+// A factor the linalg rules need (graph/traced_linalg.cpp); not differentiable itself.
+enum class LinalgFactor : std::uint8_t { EighVectors, SvdU, SvdVh };
+TracedTensor linalg_factor_node(const TracedTensor& a, LinalgFactor factor, bool upper, Loc where);
 
 // Text helpers for node attributes.
 std::string axes_text(const std::vector<std::int64_t>& v);
