@@ -35,28 +35,16 @@ struct EagerOps {
   }
 };
 
-// The session, the input checked and promoted, ready for resolve.
-struct Prepared {
-  EagerSession& s;
-  EagerTensor x;
-};
-Prepared prepare(std::string_view op, const EagerTensor& x, Loc where) {
-  EagerSession& s = active_session(op, where);
-  check_inputs(op, s.engine(), {&x}, where);
-  const DType target = fft_detail::promoted_input(x.dtype(), s.engine().device().settings().float_dtype);
-  return {s, convert_to(x, target, s.engine(), where)};
-}
-
 EagerTensor apply(Transform t, const char* op, fft_detail::Form, const EagerTensor& x, const fft::FftOptions& o,
                   Loc where) {
-  auto [s, in] = prepare(op, x, where);
+  auto [s, in] = lapack_operand(op, x, where);
   EagerOps ops{s, where};
   return fft_detail::lower(ops, in, fft_detail::resolve(t, op, in.shape(), in.dtype(), o, where));
 }
 
 EagerTensor apply(Transform t, const char* op, fft_detail::Form form, const EagerTensor& x,
                   const fft::FftnOptions& o, Loc where) {
-  auto [s, in] = prepare(op, x, where);
+  auto [s, in] = lapack_operand(op, x, where);
   EagerOps ops{s, where};
   return fft_detail::lower(ops, in, fft_detail::resolve(t, op, in.shape(), in.dtype(), o, form, where));
 }

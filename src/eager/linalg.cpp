@@ -14,19 +14,6 @@ using namespace eager_detail;  // NOLINT: the session is this layer's front
 
 namespace {
 
-struct Operand {
-  EagerSession& s;
-  EagerTensor x;
-};
-
-// The session and `x` promoted to a LAPACK dtype.
-Operand prepare(std::string_view op, const EagerTensor& x, Loc where) {
-  EagerSession& s = active_session(op, where);
-  check_inputs(op, s.engine(), {&x}, where);
-  return {s, convert_to(x, promoted_to_lapack_dtype(x.dtype(), s.engine().device().settings().float_dtype),
-                        s.engine(), where)};
-}
-
 // Both operands in their join, promoted to a LAPACK dtype.
 std::pair<EagerTensor, EagerTensor> prepare2(EagerSession& s, std::string_view op, const EagerTensor& a,
                                              const EagerTensor& b, Loc where) {
@@ -64,24 +51,24 @@ EagerTensor solve_triangular(const EagerTensor& a, const EagerTensor& b, Triangu
 
 EagerTensor cholesky(const EagerTensor& a, Loc where) { return cholesky(a, CholeskyOptions{}, where); }
 EagerTensor cholesky(const EagerTensor& a, CholeskyOptions o, Loc where) {
-  auto [s, x] = prepare("cholesky", a, where);
+  auto [s, x] = lapack_operand("cholesky", a, where);
   return record1(ad::CholeskyRule{o.upper}, x, linalg::cholesky(x.value(), o, s.engine(), where));
 }
 
 EagerTensor det(const EagerTensor& a, Loc where) {
-  auto [s, x] = prepare("det", a, where);
+  auto [s, x] = lapack_operand("det", a, where);
   return record1(ad::DetRule{}, x, linalg::det(x.value(), s.engine(), where));
 }
 
 BasicSlogdet<EagerTensor> slogdet(const EagerTensor& a, Loc where) {
-  auto [s, x] = prepare("slogdet", a, where);
+  auto [s, x] = lapack_operand("slogdet", a, where);
   Slogdet r = linalg::slogdet(x.value(), s.engine(), where);
   // The sign is piecewise constant: no gradient flows through it.
   return {constant_node(std::move(r.sign)), record1(ad::LogAbsDetRule{}, x, std::move(r.logabsdet))};
 }
 
 EagerTensor inv(const EagerTensor& a, Loc where) {
-  auto [s, x] = prepare("inv", a, where);
+  auto [s, x] = lapack_operand("inv", a, where);
   linalg_detail::check_square("inv", "a", x.shape(), x.dtype(), where);
   const std::int64_t n = x.shape().back();
   const EagerTensor eye =
@@ -91,12 +78,12 @@ EagerTensor inv(const EagerTensor& a, Loc where) {
 
 EagerTensor eigvalsh(const EagerTensor& a, Loc where) { return eigvalsh(a, EighOptions{}, where); }
 EagerTensor eigvalsh(const EagerTensor& a, EighOptions o, Loc where) {
-  auto [s, x] = prepare("eigvalsh", a, where);
+  auto [s, x] = lapack_operand("eigvalsh", a, where);
   return record1(ad::EigvalshRule{o.upper}, x, linalg::eigvalsh(x.value(), o, s.engine(), where));
 }
 
 EagerTensor svdvals(const EagerTensor& a, Loc where) {
-  auto [s, x] = prepare("svdvals", a, where);
+  auto [s, x] = lapack_operand("svdvals", a, where);
   return record1(ad::SvdvalsRule{}, x, linalg::svdvals(x.value(), s.engine(), where));
 }
 

@@ -7,6 +7,7 @@
 #include "core/checks.hpp"
 #include "frontdoor/promotion.hpp"
 #include "eager/recording.hpp"
+#include "ops/lapack_dtypes.hpp"
 
 namespace tensora::eager_detail {
 
@@ -40,6 +41,19 @@ inline EagerTensor convert_to(const EagerTensor& x, DType target, Engine& e, Sou
   if (x.dtype() == target) return x;
   Tensor out = x.value().convert(target, e, where);
   return record(ad::CastRule{}, std::array<const EagerTensor*, 1>{&x}, std::move(out));
+}
+
+// The thread's session and `x` checked and promoted to a LAPACK dtype (ops/lapack_dtypes.hpp):
+// the first step of every linalg and fft function.
+struct LapackOperand {
+  EagerSession& s;
+  EagerTensor x;
+};
+inline LapackOperand lapack_operand(std::string_view op, const EagerTensor& x, SourceLocation where) {
+  EagerSession& s = active_session(op, where);
+  check_inputs(op, s.engine(), {&x}, where);
+  return {s, convert_to(x, promoted_to_lapack_dtype(x.dtype(), s.engine().device().settings().float_dtype),
+                        s.engine(), where)};
 }
 
 // convert_to for an op's own operands: `x` itself when it has the dtype already (no handle

@@ -8,6 +8,7 @@
 #include "core/storage.hpp"
 #include "core/tensor_internals.hpp"
 #include "graph/graph_builder.hpp"
+#include "ops/lapack_dtypes.hpp"
 #include "ops/validate.hpp"
 
 namespace tensora {
@@ -65,6 +66,11 @@ std::string axes_text(const std::vector<std::int64_t>& v) {
 
 TracedTensor convert_to(const TracedTensor& x, DType dtype, Loc where) {
   return x.dtype() == dtype ? x : convert_node(x, dtype, where);
+}
+
+TracedTensor lapack_operand(std::string_view op, const TracedTensor& x, Loc where) {
+  check_operands(op, {&x}, where);
+  return convert_to(x, promoted_to_lapack_dtype(x.dtype(), x.device().settings().float_dtype), where);
 }
 
 namespace {

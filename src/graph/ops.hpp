@@ -26,6 +26,9 @@ Tensor meta_of(const TracedTensor& x);
 
 // The visible convert node of the promotion plan (x itself when it already has `dtype`).
 TracedTensor convert_to(const TracedTensor& x, DType dtype, Loc where);
+// `x` checked and promoted to a LAPACK dtype (ops/lapack_dtypes.hpp): the first step of every
+// linalg and fft function.
+TracedTensor lapack_operand(std::string_view op, const TracedTensor& x, Loc where);
 // A constant node holding `value`.
 TracedTensor constant_node(const Tensor& value, Loc where);
 // A 0-d constant holding a weak scalar in `dtype` (the value must fit, as in the direct ops).

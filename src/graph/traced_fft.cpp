@@ -64,20 +64,15 @@ struct TracedOps {
   TracedTensor transform(const TracedTensor& x, const fft_detail::Spec& spec) { return fft_node(x, spec, where); }
 };
 
-TracedTensor prepare(std::string_view op, const TracedTensor& x, Loc where) {
-  check_operands(op, {&x}, where);
-  return convert_to(x, fft_detail::promoted_input(x.dtype(), x.device().settings().float_dtype), where);
-}
-
 TracedTensor apply(Transform t, const char* op, fft_detail::Form, const TracedTensor& x, const fft::FftOptions& o,
                    Loc where) {
-  const TracedTensor in = prepare(op, x, where);
+  const TracedTensor in = lapack_operand(op, x, where);
   TracedOps ops{where};
   return fft_detail::lower(ops, in, fft_detail::resolve(t, op, in.shape(), in.dtype(), o, where));
 }
 TracedTensor apply(Transform t, const char* op, fft_detail::Form form, const TracedTensor& x,
                    const fft::FftnOptions& o, Loc where) {
-  const TracedTensor in = prepare(op, x, where);
+  const TracedTensor in = lapack_operand(op, x, where);
   TracedOps ops{where};
   return fft_detail::lower(ops, in, fft_detail::resolve(t, op, in.shape(), in.dtype(), o, form, where));
 }

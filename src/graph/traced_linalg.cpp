@@ -67,11 +67,6 @@ using namespace graph_detail;  // NOLINT: this layer's node factories
 
 namespace {
 
-TracedTensor prepare(std::string_view op, const TracedTensor& x, Loc where) {
-  check_operands(op, {&x}, where);
-  return convert_to(x, promoted_to_lapack_dtype(x.dtype(), x.device().settings().float_dtype), where);
-}
-
 std::pair<TracedTensor, TracedTensor> prepare2(std::string_view op, const TracedTensor& a, const TracedTensor& b,
                                                Loc where) {
   check_operands(op, {&a, &b}, where);
@@ -118,7 +113,7 @@ TracedTensor solve_triangular(const TracedTensor& a, const TracedTensor& b, Tria
 
 TracedTensor cholesky(const TracedTensor& a, Loc where) { return cholesky(a, CholeskyOptions{}, where); }
 TracedTensor cholesky(const TracedTensor& a, CholeskyOptions o, Loc where) {
-  const TracedTensor x = prepare("cholesky", a, where);
+  const TracedTensor x = lapack_operand("cholesky", a, where);
   linalg_detail::check_square("cholesky", "a", x.shape(), x.dtype(), where);
   return node("linalg.cholesky", o.upper ? "upper" : "lower", {&x}, x.dtype(), x.shape(),
               [o, where](std::span<const Tensor> in, Engine& e) { return linalg::cholesky(in[0], o, e, where); },
@@ -126,7 +121,7 @@ TracedTensor cholesky(const TracedTensor& a, CholeskyOptions o, Loc where) {
 }
 
 TracedTensor det(const TracedTensor& a, Loc where) {
-  const TracedTensor x = prepare("det", a, where);
+  const TracedTensor x = lapack_operand("det", a, where);
   linalg_detail::check_square("det", "a", x.shape(), x.dtype(), where);
   return node("linalg.det", "", {&x}, x.dtype(), batch_of(x.shape()),
               [where](std::span<const Tensor> in, Engine& e) { return linalg::det(in[0], e, where); },
@@ -134,7 +129,7 @@ TracedTensor det(const TracedTensor& a, Loc where) {
 }
 
 BasicSlogdet<TracedTensor> slogdet(const TracedTensor& a, Loc where) {
-  const TracedTensor x = prepare("slogdet", a, where);
+  const TracedTensor x = lapack_operand("slogdet", a, where);
   linalg_detail::check_square("slogdet", "a", x.shape(), x.dtype(), where);
   TracedTensor sign = node("linalg.slogdet_sign", "", {&x}, x.dtype(), batch_of(x.shape()),
                            [where](std::span<const Tensor> in, Engine& e) { return linalg::slogdet(in[0], e, where).sign; },
@@ -147,7 +142,7 @@ BasicSlogdet<TracedTensor> slogdet(const TracedTensor& a, Loc where) {
 }
 
 TracedTensor inv(const TracedTensor& a, Loc where) {
-  const TracedTensor x = prepare("inv", a, where);
+  const TracedTensor x = lapack_operand("inv", a, where);
   linalg_detail::check_square("inv", "a", x.shape(), x.dtype(), where);
   const TracedTensor eye = TracedTensor::constant(
       Tensor::eye(x.shape().back(), {x.device(), x.dtype()}, where).broadcast_to(x.shape(), where).duplicate(where));
@@ -156,7 +151,7 @@ TracedTensor inv(const TracedTensor& a, Loc where) {
 
 TracedTensor eigvalsh(const TracedTensor& a, Loc where) { return eigvalsh(a, EighOptions{}, where); }
 TracedTensor eigvalsh(const TracedTensor& a, EighOptions o, Loc where) {
-  const TracedTensor x = prepare("eigvalsh", a, where);
+  const TracedTensor x = lapack_operand("eigvalsh", a, where);
   linalg_detail::check_square("eigvalsh", "a", x.shape(), x.dtype(), where);
   return node("linalg.eigvalsh", o.upper ? "upper" : "lower", {&x}, linalg_detail::real_of(x.dtype()),
               joined(batch_of(x.shape()), {x.shape().back()}),
@@ -165,7 +160,7 @@ TracedTensor eigvalsh(const TracedTensor& a, EighOptions o, Loc where) {
 }
 
 TracedTensor svdvals(const TracedTensor& a, Loc where) {
-  const TracedTensor x = prepare("svdvals", a, where);
+  const TracedTensor x = lapack_operand("svdvals", a, where);
   linalg_detail::check_matrix("svdvals", "a", x.shape(), x.dtype(), where);
   const std::int64_t k = std::min(x.shape()[x.shape().size() - 2], x.shape().back());
   return node("linalg.svdvals", "", {&x}, linalg_detail::real_of(x.dtype()), joined(batch_of(x.shape()), {k}),

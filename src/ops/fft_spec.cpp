@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core/checks.hpp"
-#include "ops/lapack_dtypes.hpp"
 
 namespace tensora::fft_detail {
 
@@ -190,7 +189,6 @@ Spec adjoint(const Spec& spec) {
   return a;
 }
 
-DType promoted_input(DType dtype, DType default_float) { return promoted_to_lapack_dtype(dtype, default_float); }
 
 std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, const Shape& shape,
                                                           const std::vector<std::int64_t>& axes, bool inverse,

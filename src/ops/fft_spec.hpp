@@ -61,9 +61,6 @@ void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLo
 // Inverse, RealToComplex <-> ComplexToReal, same axes, lengths and scale.
 Spec adjoint(const Spec& spec);
 
-// The dtype the eager and traced front doors promote an input to before resolve: integers,
-// Bool, F16 and BF16 become `default_float` (the device's default float); others stay.
-DType promoted_input(DType dtype, DType default_float);
 
 // fftshift (inverse = false) / ifftshift: (axis, split) for each axis the roll moves (normalized
 // axes; every axis when `axes` is empty), the result being concat(x[split:], x[:split]) along

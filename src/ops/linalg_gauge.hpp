@@ -32,20 +32,26 @@ T conj_of(T x) {
   else return x;
 }
 
-// The phase of column j's largest-modulus entry (the first of equals) of the rows x cols
-// matrix at v (leading dimension ld).
+// The index of the largest-modulus of `count` entries `stride` apart (the first of equals).
 template <class T>
-T column_phase(const T* v, std::int64_t rows, std::int64_t ld, std::int64_t j) {
+std::int64_t largest_entry(const T* p, std::int64_t count, std::int64_t stride) {
   std::int64_t best = 0;
   decltype(std::abs(T{})) best_abs = -1;
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const auto a = std::abs(v[i + j * ld]);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const auto a = std::abs(p[i * stride]);
     if (a > best_abs) {
       best_abs = a;
       best = i;
     }
   }
-  return phase_of(v[best + j * ld]);
+  return best;
+}
+
+// The phase of column j's largest-modulus entry of the rows x cols matrix at v (leading
+// dimension ld).
+template <class T>
+T column_phase(const T* v, std::int64_t rows, std::int64_t ld, std::int64_t j) {
+  return phase_of(v[largest_entry(v + j * ld, rows, 1) + j * ld]);
 }
 
 // Makes each column of v (rows x cols) have its largest-modulus entry real and positive. When
@@ -69,15 +75,7 @@ void gauge_columns(T* v, std::int64_t rows, std::int64_t cols, std::int64_t ld, 
 template <class T>
 void gauge_rows(T* w, std::int64_t first, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   for (std::int64_t i = first; i < rows; ++i) {
-    std::int64_t best = 0;
-    decltype(std::abs(T{})) best_abs = -1;
-    for (std::int64_t c = 0; c < cols; ++c) {
-      const auto a = std::abs(w[i + c * ld]);
-      if (a > best_abs) {
-        best_abs = a;
-        best = c;
-      }
-    }
+    const std::int64_t best = largest_entry(w + i, cols, ld);
     const T inv = conj_of(phase_of(w[i + best * ld]));
     for (std::int64_t c = 0; c < cols; ++c) w[i + c * ld] *= inv;
   }
