@@ -19,17 +19,11 @@ namespace tensora::linalg {
 
 namespace {
 
+using linalg_detail::batch_of;
 using linalg_detail::Call;
 using linalg_detail::Kind;
 using linalg_detail::Trans;
-
-Shape batch_of(const Shape& s, std::size_t matrix_axes = 2) {
-  return Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(matrix_axes));
-}
-Shape joined(Shape batch, std::initializer_list<std::int64_t> tail) {
-  batch.insert(batch.end(), tail);
-  return batch;
-}
+constexpr auto joined = linalg_detail::with_tail;
 std::int64_t rows(const Tensor& t) { return t.shape()[t.shape().size() - 2]; }
 std::int64_t cols(const Tensor& t) { return t.shape().back(); }
 
@@ -61,16 +55,11 @@ struct Rhs {
 Rhs right_hand_side(const char* op, const Tensor& a, const Tensor& b, Engine& e, Loc where) {
   validate::operands(op, e, {&a, &b}, where);
   check::same_dtype(op, a.dtype(), b.dtype(), where);
-  // A batch of vectors, as torch.linalg.solve: b has one axis, or a's shape without its last.
-  const bool vector = b.rank() == 1 || (b.rank() == a.rank() - 1 && b.shape() == Shape(a.shape().begin(), a.shape().end() - 1));
+  const bool vector = linalg_detail::vector_rhs(a.shape(), b.shape());
   Tensor m = vector ? b.unsqueeze(-1, where) : b;
   if (m.rank() < 2)
     check::fail_invalid(op, "b must have at least one axis, got shape " + to_string(b.shape()), "b", where);
-  if (rows(m) != rows(a))
-    check::fail_shape(op,
-                      "b must have " + std::to_string(rows(a)) + " rows (a is " + std::to_string(rows(a)) + " x " +
-                          std::to_string(cols(a)) + "), got shape " + to_string(b.shape()),
-                      joined(batch_of(m.shape()), {rows(a), cols(m)}), m.shape(), where);
+  linalg_detail::check_rhs(op, a.shape(), m.shape(), true, where);
   return {m, vector};
 }
 
@@ -146,15 +135,9 @@ Tensor solve_triangular(const Tensor& a, const Tensor& b, TriangularOptions o, E
   validate::operands(op, e, {&a, &b}, where);
   check::same_dtype(op, a.dtype(), b.dtype(), where);
   linalg_detail::check_matrix(op, "b", b.shape(), b.dtype(), where);
+  linalg_detail::check_rhs(op, a.shape(), b.shape(), o.left, where);
   // x a = b is a^T x^T = b^T: the same triangle read transposed.
   const Tensor rhs = o.left ? b : b.transpose(-2, -1, where);
-  if (rows(rhs) != rows(a))
-    check::fail_shape(op,
-                      std::string("b must have ") + std::to_string(rows(a)) + (o.left ? " rows" : " columns") +
-                          " to match a, got shape " + to_string(b.shape()),
-                      o.left ? joined(batch_of(b.shape()), {rows(a), cols(b)})
-                             : joined(batch_of(b.shape()), {rows(b), rows(a)}),
-                      b.shape(), where);
   auto [a_b, b_b] = broadcast_batches(op, a, rhs, where);
   const Call call{Kind::TriangularSolve, o.upper, o.unit_diagonal, o.left ? Trans::None : Trans::Transpose};
   Tensor x = run(op, call, {{b_b.shape(), b.dtype()}}, {a_b, b_b}, e, where)[0];
@@ -445,11 +428,7 @@ Tensor matrix_norm(const Tensor& a, const NormOptions& o, Engine& e, Loc where) 
   if (o.axes.size() != 2)
     check::fail_invalid(op, "axes must name two axes, got " + std::to_string(o.axes.size()), "axes", where);
   const std::int64_t r = a.rank();
-  std::int64_t ax0 = o.axes[0] < 0 ? o.axes[0] + r : o.axes[0], ax1 = o.axes[1] < 0 ? o.axes[1] + r : o.axes[1];
-  for (std::int64_t ax : {o.axes[0], o.axes[1]})
-    if (ax < -r || ax >= r)
-      throw Error(ErrorKind::Validation, op, "axis " + std::to_string(ax) + " is out of range for rank " + std::to_string(r),
-                  AxisOutOfRange{ax, r}, where);
+  const std::int64_t ax0 = check::axis(op, o.axes[0], r, where), ax1 = check::axis(op, o.axes[1], r, where);
   if (ax0 == ax1) check::fail_invalid(op, "axes must be two different axes", "axes", where);
   // The two axes last, rows then columns.
   std::vector<std::int64_t> order;

@@ -33,9 +33,7 @@ EagerTensor record1(Rule rule, const EagerTensor& a, Tensor out) {
 EagerTensor solve(const EagerTensor& a, const EagerTensor& b, Loc where) {
   EagerSession& s = active_session("solve", where);
   auto [pa, pb] = prepare2(s, "solve", a, b, where);
-  const bool vector =
-      pb.shape().size() == 1 || (pb.shape().size() + 1 == pa.shape().size() &&
-                                 pb.shape() == Shape(pa.shape().begin(), pa.shape().end() - 1));
+  const bool vector = linalg_detail::vector_rhs(pa.shape(), pb.shape());
   const EagerTensor m = vector ? pb.unsqueeze(-1, where) : pb;
   Tensor out = linalg::solve(pa.value(), m.value(), s.engine(), where);
   EagerTensor x = record(ad::SolveRule{}, std::array<const EagerTensor*, 2>{&pa, &m}, std::move(out));

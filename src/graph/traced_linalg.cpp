@@ -4,7 +4,6 @@
 // (ad/linalg_rules.hpp). The factors the rules need (eigenvectors, singular vectors) are nodes
 // of their own, without a rule.
 #include "ad/linalg_rules.hpp"
-#include "core/checks.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/lapack_dtypes.hpp"
 #include "ops/linalg_spec.hpp"
@@ -17,11 +16,8 @@ namespace graph_detail {
 
 namespace {
 
-Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
-Shape joined(Shape batch, std::initializer_list<std::int64_t> tail) {
-  batch.insert(batch.end(), tail);
-  return batch;
-}
+using linalg_detail::batch_of;
+constexpr auto joined = linalg_detail::with_tail;
 
 TracedTensor node(std::string op, std::string attrs, std::vector<const TracedTensor*> ins, DType dtype, Shape shape,
                   Exec exec, std::shared_ptr<const Rule> rule, Loc where) {
@@ -75,13 +71,12 @@ std::pair<TracedTensor, TracedTensor> prepare2(std::string_view op, const Traced
   return {convert_to(a, target, where), convert_to(b, target, where)};
 }
 
-// The batch both operands broadcast to, with b's matrix extents; b's rows checked against a.
-Shape solve_shape(const char* op, const TracedTensor& a, const TracedTensor& b, std::int64_t b_rows, Loc where) {
+// The batch both operands broadcast to, with b's matrix extents; b checked against a (its rows,
+// or its columns for a solve from the right), as the direct functions check it.
+Shape solve_shape(const char* op, const TracedTensor& a, const TracedTensor& b, bool rows, Loc where) {
   linalg_detail::check_square(op, "a", a.shape(), a.dtype(), where);
   linalg_detail::check_matrix(op, "b", b.shape(), b.dtype(), where);
-  if (b_rows != a.shape().back())
-    check::fail_shape(op, "b must have " + std::to_string(a.shape().back()) + " rows to match a",
-                      joined(batch_of(b.shape()), {a.shape().back(), b.shape().back()}), b.shape(), where);
+  linalg_detail::check_rhs(op, a.shape(), b.shape(), rows, where);
   return joined(broadcast_shapes(batch_of(a.shape()), batch_of(b.shape()), op, where),
                 {b.shape()[b.shape().size() - 2], b.shape().back()});
 }
@@ -90,11 +85,9 @@ Shape solve_shape(const char* op, const TracedTensor& a, const TracedTensor& b, 
 
 TracedTensor solve(const TracedTensor& a, const TracedTensor& b, Loc where) {
   auto [pa, pb] = prepare2("solve", a, b, where);
-  const bool vector =
-      pb.shape().size() == 1 || (pb.shape().size() + 1 == pa.shape().size() &&
-                                 pb.shape() == Shape(pa.shape().begin(), pa.shape().end() - 1));
+  const bool vector = linalg_detail::vector_rhs(pa.shape(), pb.shape());
   const TracedTensor m = vector ? pb.unsqueeze(-1, where) : pb;
-  const Shape shape = solve_shape("solve", pa, m, m.shape()[m.shape().size() - 2], where);
+  const Shape shape = solve_shape("solve", pa, m, true, where);
   TracedTensor x = node("linalg.solve", "", {&pa, &m}, pa.dtype(), shape,
                         [where](std::span<const Tensor> in, Engine& e) { return linalg::solve(in[0], in[1], e, where); },
                         rule_of(ad::SolveRule{}), where);
@@ -103,7 +96,7 @@ TracedTensor solve(const TracedTensor& a, const TracedTensor& b, Loc where) {
 
 TracedTensor solve_triangular(const TracedTensor& a, const TracedTensor& b, TriangularOptions o, Loc where) {
   auto [pa, pb] = prepare2("solve_triangular", a, b, where);
-  Shape shape = solve_shape("solve_triangular", pa, pb, pb.shape()[pb.shape().size() - (o.left ? 2 : 1)], where);
+  Shape shape = solve_shape("solve_triangular", pa, pb, o.left, where);
   const std::string attrs = std::string(o.upper ? "upper" : "lower") + (o.left ? " left" : " right") +
                             (o.unit_diagonal ? " unit_diagonal" : "");
   return node("linalg.solve_triangular", attrs, {&pa, &pb}, pa.dtype(), shape,

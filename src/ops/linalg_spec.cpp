@@ -42,6 +42,19 @@ void check_square(std::string_view op, std::string_view what, const Shape& shape
   }
 }
 
+void check_rhs(std::string_view op, const Shape& a, const Shape& b, bool rows, SourceLocation where) {
+  const std::int64_t m = a[a.size() - 2], n = a.back();
+  const std::int64_t want = rows ? m : n;
+  const std::size_t axis = b.size() - (rows ? 2 : 1);
+  if (b[axis] == want) return;
+  Shape expected = b;
+  expected[axis] = want;
+  check::fail_shape(op,
+                    "b must have " + std::to_string(want) + (rows ? " rows" : " columns") + " to match a (" +
+                        std::to_string(m) + " x " + std::to_string(n) + "), got shape " + to_string(b),
+                    expected, b, where);
+}
+
 namespace {
 
 std::vector<std::int64_t> unravel(const Shape& batch, std::int64_t index) {

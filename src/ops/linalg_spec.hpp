@@ -5,7 +5,9 @@
 // broadcast) the batch. Inputs may have any strides; outputs are fresh column-major tensors.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 
@@ -72,6 +74,23 @@ void check_matrix(std::string_view op, std::string_view what, const Shape& shape
 // check_matrix and a square matrix.
 void check_square(std::string_view op, std::string_view what, const Shape& shape, DType dtype,
                   SourceLocation where);
+
+// The batch axes of a matrix shape, and a batch with matrix (or vector) extents appended.
+inline Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+inline Shape with_tail(Shape batch, std::initializer_list<std::int64_t> tail) {
+  batch.insert(batch.end(), tail);
+  return batch;
+}
+
+// Whether a solve's b is a batch of vectors (torch.linalg.solve's rule): b has one axis, or
+// exactly a's shape without a's last axis. Otherwise b is a batch of matrices.
+inline bool vector_rhs(const Shape& a, const Shape& b) {
+  return b.size() == 1 || (b.size() + 1 == a.size() && std::equal(b.begin(), b.end(), a.begin()));
+}
+
+// A right-hand side against a (m x n): b's rows (`rows`) must be m, or its columns n for a solve
+// from the right; otherwise ShapeMismatch, expecting b's shape with that extent set.
+void check_rhs(std::string_view op, const Shape& a, const Shape& b, bool rows, SourceLocation where);
 
 // "matrix 3 of the batch" (a one-axis batch), "matrix (1, 2) of the batch", or "the matrix".
 std::string which_matrix(const Shape& batch, std::int64_t index);
