@@ -61,16 +61,24 @@ struct QrOptions {
 // batch the kept rank is the largest any matrix needs. discarded_weight is the sum of the
 // squares of each matrix's dropped singular values. Truncation and full_matrices exclude each
 // other.
+//
+// gap_epsilon (eager and traced): the safeguard of the gradient's inverse gaps
+// 1 / (s_j^2 - s_i^2), which become d / (d^2 + eps^2) with eps = gap_epsilon * |s^2|; default
+// sqrt of the dtype's machine epsilon (docs/linalg.md, "Autodiff").
 struct SvdOptions {
   bool full_matrices = false;
   std::optional<std::int64_t> max_rank = std::nullopt;
   double cutoff = 0.0;
   bool relative_cutoff = true;
+  std::optional<double> gap_epsilon = std::nullopt;
 };
 
-// eigh / eigvalsh: read the upper (else lower) triangle of a.
+// eigh / eigvalsh: read the upper (else lower) triangle of a. gap_epsilon (eager and traced
+// eigh): the safeguard of the eigenvector gradient's inverse gaps 1 / (w_j - w_i), as in
+// SvdOptions, with eps = gap_epsilon * |w|.
 struct EighOptions {
   bool upper = false;
+  std::optional<double> gap_epsilon = std::nullopt;
 };
 
 // pinv: singular values below rtol * the largest are treated as zero (default: max(m, n) *
@@ -210,8 +218,9 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
 // ---- the eager and traced forms ----------------------------------------------------------------
 // Integers, Bool and half floats are promoted to the device's default float (a visible
 // convert), two operands to their join; every function here is differentiable, reverse and
-// forward (docs/linalg.md, "Autodiff"). The factorizations with several results (qr, svd,
-// eigh, lu) exist in the direct form only for now.
+// forward (docs/linalg.md, "Autodiff"). Of the factorizations with several results, eigh, svd
+// (reduced or truncated) and qr (m >= n) are differentiable; lu exists in the direct form only.
+// The traced svd takes max_rank but no cutoff: a graph's shapes are known before it runs.
 #define TENSORA_LINALG_DIFFERENTIABLE(T)                                                         \
   T solve(const T& a, const T& b, Loc where = Loc::current());                                   \
   T solve_triangular(const T& a, const T& b, TriangularOptions options, Loc where = Loc::current()); \
@@ -222,7 +231,13 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
   T inv(const T& a, Loc where = Loc::current());                                                 \
   T eigvalsh(const T& a, Loc where = Loc::current());                                            \
   T eigvalsh(const T& a, EighOptions options, Loc where = Loc::current());                       \
-  T svdvals(const T& a, Loc where = Loc::current());
+  T svdvals(const T& a, Loc where = Loc::current());                                             \
+  BasicEigh<T> eigh(const T& a, Loc where = Loc::current());                                     \
+  BasicEigh<T> eigh(const T& a, EighOptions options, Loc where = Loc::current());                \
+  BasicSVD<T> svd(const T& a, Loc where = Loc::current());                                       \
+  BasicSVD<T> svd(const T& a, const SvdOptions& options, Loc where = Loc::current());            \
+  BasicQR<T> qr(const T& a, Loc where = Loc::current());                                         \
+  BasicQR<T> qr(const T& a, QrOptions options, Loc where = Loc::current());
 TENSORA_LINALG_DIFFERENTIABLE(EagerTensor)
 TENSORA_LINALG_DIFFERENTIABLE(TracedTensor)
 #undef TENSORA_LINALG_DIFFERENTIABLE

@@ -211,14 +211,7 @@ std::int64_t kept_rank(const Tensor& s, const SvdOptions& o, Engine& e, Loc wher
 
 SVD svd(const Tensor& a, Engine& e, Loc where) { return svd(a, SvdOptions{}, e, where); }
 SVD svd(const Tensor& a, const SvdOptions& o, Engine& e, Loc where) {
-  const bool truncate = o.max_rank.has_value() || o.cutoff > 0;
-  if (truncate && o.full_matrices)
-    check::fail_invalid("svd", "truncation (max_rank, cutoff) keeps a reduced SVD; full_matrices must be false",
-                        "full_matrices", where);
-  if (o.max_rank && *o.max_rank < 1)
-    check::fail_invalid("svd", "max_rank must be at least 1, got " + std::to_string(*o.max_rank), "max_rank", where);
-  if (!(o.cutoff >= 0) || !std::isfinite(o.cutoff))
-    check::fail_invalid("svd", "cutoff must be finite and non-negative, got " + std::to_string(o.cutoff), "cutoff", where);
+  const bool truncate = linalg_detail::check_svd_options(o, where);
   SVD r = full_svd("svd", a, true, o.full_matrices, e, where);
   if (!truncate) return r;
   const std::int64_t k = r.s.shape().back(), keep = kept_rank(r.s, o, e, where);

@@ -2,8 +2,10 @@
 // active session promotes the operands (recorded converts), runs the direct function and
 // records it with its rule (ad/linalg_rules.hpp). A vector right-hand side is lifted to a
 // one-column matrix by recorded reshapes, so the rules only see matrices.
+#include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
 #include "eager/session_support.hpp"
+#include "frontdoor/linalg_factors.hpp"
 #include "ops/lapack_dtypes.hpp"
 #include "ops/linalg_spec.hpp"
 #include "tensora/linalg.hpp"
@@ -26,6 +28,31 @@ std::pair<EagerTensor, EagerTensor> prepare2(EagerSession& s, std::string_view o
 template <class Rule>
 EagerTensor record1(Rule rule, const EagerTensor& a, Tensor out) {
   return record(std::move(rule), std::array<const EagerTensor*, 1>{&a}, std::move(out));
+}
+
+// The views that hand out a packed factorization's parts (frontdoor/linalg_factors.hpp):
+// recorded, so each part's cotangent reaches the packed node.
+struct RecordedViews {
+  Loc where;
+  DType dtype(const EagerTensor& x) const { return x.dtype(); }
+  EagerTensor slice(const EagerTensor& x, std::int64_t axis, std::int64_t start, std::int64_t stop, std::int64_t step) {
+    return x.slice(axis, start, stop, step, where);
+  }
+  EagerTensor reshape(const EagerTensor& x, const Shape& s) { return x.reshape(s, where); }
+  EagerTensor unary(UnaryOp op, const EagerTensor& x) {
+    if (op != UnaryOp::Real) throw Error(ErrorKind::Internal, "linalg", "unpack asks only for real parts", NoDetail{}, where);
+    return x.real(where);
+  }
+};
+
+// Records a factorization as one node whose result is its factors packed, and returns the
+// factors as recorded views of it.
+template <class Rule>
+std::vector<EagerTensor> record_factors(Rule rule, const EagerTensor& a, const frontdoor::PackedLayout& layout,
+                                        const std::vector<Tensor>& factors, Engine& e, Loc where) {
+  const EagerTensor packed = record1(std::move(rule), a, frontdoor::pack(layout, factors, a.dtype(), e));
+  RecordedViews views{where};
+  return frontdoor::unpack(views, packed, layout);
 }
 
 }  // namespace
@@ -83,6 +110,37 @@ EagerTensor eigvalsh(const EagerTensor& a, EighOptions o, Loc where) {
 EagerTensor svdvals(const EagerTensor& a, Loc where) {
   auto [s, x] = lapack_operand("svdvals", a, where);
   return record1(ad::SvdvalsRule{}, x, linalg::svdvals(x.value(), s.engine(), where));
+}
+
+BasicEigh<EagerTensor> eigh(const EagerTensor& a, Loc where) { return eigh(a, EighOptions{}, where); }
+BasicEigh<EagerTensor> eigh(const EagerTensor& a, EighOptions o, Loc where) {
+  auto [s, x] = lapack_operand("eigh", a, where);
+  Eigh r = linalg::eigh(x.value(), o, s.engine(), where);
+  auto f = record_factors(ad::EighRule{o.upper, o.gap_epsilon}, x, frontdoor::eigh_layout(x.shape()),
+                          {r.eigenvalues, r.eigenvectors}, s.engine(), where);
+  return {f[0], f[1]};
+}
+
+BasicSVD<EagerTensor> svd(const EagerTensor& a, Loc where) { return svd(a, SvdOptions{}, where); }
+BasicSVD<EagerTensor> svd(const EagerTensor& a, const SvdOptions& o, Loc where) {
+  auto [s, x] = lapack_operand("svd", a, where);
+  SVD r = linalg::svd(x.value(), o, s.engine(), where);
+  const std::int64_t k = r.s.shape().back();
+  const auto layout = frontdoor::svd_layout(x.shape(), r.u.shape().back(), k, r.vh.shape()[r.vh.shape().size() - 2]);
+  auto f = record_factors(ad::SvdRule{o.full_matrices, o.gap_epsilon}, x, layout, {r.u, r.s, r.vh}, s.engine(), where);
+  return {f[0], f[1], f[2], constant_node(std::move(r.discarded_weight))};
+}
+
+BasicQR<EagerTensor> qr(const EagerTensor& a, Loc where) { return qr(a, QrOptions{}, where); }
+BasicQR<EagerTensor> qr(const EagerTensor& a, QrOptions o, Loc where) {
+  auto [s, x] = lapack_operand("qr", a, where);
+  // Mode R still computes q: the rule needs it (r alone is differentiable too).
+  const bool complete = o.mode == QrMode::Complete;
+  QR r = linalg::qr(x.value(), {.mode = complete ? QrMode::Complete : QrMode::Reduced}, s.engine(), where);
+  auto f = record_factors(ad::QrRule{complete}, x, frontdoor::qr_layout(x.shape(), r.q.shape().back()), {r.q, r.r},
+                          s.engine(), where);
+  if (o.mode == QrMode::R) return {EagerTensor(), f[1]};
+  return {f[0], f[1]};
 }
 
 }  // namespace tensora::linalg

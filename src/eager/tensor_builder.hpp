@@ -6,6 +6,7 @@
 
 #include "ad/builder.hpp"
 #include "direct/direct.hpp"
+#include "frontdoor/linalg_factors.hpp"
 #include "ops/validate.hpp"
 #include "tensora/einsum.hpp"
 #include "tensora/linalg.hpp"
@@ -82,6 +83,10 @@ struct TensorBuilder {
   Tensor eigh_vectors(const Tensor& a, bool upper) { return linalg::eigh(a, {.upper = upper}, e).eigenvectors; }
   Tensor svd_u(const Tensor& a) { return linalg::svd(a, e).u; }
   Tensor svd_vh(const Tensor& a) { return linalg::svd(a, e).vh; }
+  Tensor gauge_checked(const Tensor& x, const Tensor& residual, const Tensor& scale, std::string_view op) {
+    frontdoor::check_phase_gauge(op, residual, scale, e, SourceLocation::current());
+    return x;
+  }
 };
 
 }  // namespace tensora::eager_detail

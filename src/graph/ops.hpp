@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/node.hpp"
@@ -55,6 +56,10 @@ TracedTensor fft_node(const TracedTensor& x, const fft_detail::Spec& spec, Loc w
 // A factor the linalg rules need (graph/traced_linalg.cpp); not differentiable itself.
 enum class LinalgFactor : std::uint8_t { EighVectors, SvdU, SvdVh };
 TracedTensor linalg_factor_node(const TracedTensor& a, LinalgFactor factor, bool upper, Loc where);
+// x, passed through once frontdoor::check_phase_gauge accepted residual and scale at run time
+// (the complex gauge check of the eigh / svd rules); cotangents pass through to x.
+TracedTensor gauge_check_node(const TracedTensor& x, const TracedTensor& residual, const TracedTensor& scale,
+                              std::string_view op, Loc where);
 
 // Text helpers for node attributes.
 std::string axes_text(const std::vector<std::int64_t>& v);

@@ -3,7 +3,10 @@
 // are inferred here from the operands, which runs the direct function and carries its rule
 // (ad/linalg_rules.hpp). The factors the rules need (eigenvectors, singular vectors) are nodes
 // of their own, without a rule.
+#include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
+#include "core/checks.hpp"
+#include "frontdoor/linalg_factors.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/lapack_dtypes.hpp"
 #include "ops/linalg_spec.hpp"
@@ -55,6 +58,32 @@ TracedTensor linalg_factor_node(const TracedTensor& a, LinalgFactor factor, bool
               nullptr, where);
 }
 
+namespace {
+
+// The gauge check's rule: its value is its first input's.
+struct PassFirstRule {
+  template <class B, class V = typename B::Value>
+  void vjp(B&, const ad::RuleArgs<V>&, const V& g, std::span<V> gin, const bool* needs) const {
+    if (needs[0]) gin[0] = g;
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B&, const ad::RuleArgs<V>&, std::span<const V> t) const {
+    return t[0];
+  }
+};
+
+}  // namespace
+
+TracedTensor gauge_check_node(const TracedTensor& x, const TracedTensor& residual, const TracedTensor& scale,
+                              std::string_view op, Loc where) {
+  return node("linalg.gauge_check", std::string(op), {&x, &residual, &scale}, x.dtype(), x.shape(),
+              [op = std::string(op), where](std::span<const Tensor> in, Engine& e) {
+                frontdoor::check_phase_gauge(op, in[1], in[2], e, where);
+                return in[0];
+              },
+              rule_of(PassFirstRule{}), where);
+}
+
 }  // namespace graph_detail
 
 namespace linalg {
@@ -79,6 +108,21 @@ Shape solve_shape(const char* op, const TracedTensor& a, const TracedTensor& b, 
   linalg_detail::check_rhs(op, a.shape(), b.shape(), rows, where);
   return joined(broadcast_shapes(batch_of(a.shape()), batch_of(b.shape()), op, where),
                 {b.shape()[b.shape().size() - 2], b.shape().back()});
+}
+
+// A factorization as one node whose result is its factors packed (frontdoor/linalg_factors.hpp),
+// and the factors as views of it.
+template <class Rule, class Factor>
+std::vector<TracedTensor> factor_nodes(const char* op, std::string attrs, const TracedTensor& x,
+                                       const frontdoor::PackedLayout& layout, Factor factor, Rule rule, Loc where) {
+  const TracedTensor packed =
+      node(op, std::move(attrs), {&x}, x.dtype(), layout.packed_shape(),
+           [layout, factor, dtype = x.dtype()](std::span<const Tensor> in, Engine& e) {
+             return frontdoor::pack(layout, factor(in[0], e), dtype, e);
+           },
+           rule_of(std::move(rule)), where);
+  GraphBuilder views{where, x.device()};
+  return frontdoor::unpack(views, packed, layout);
 }
 
 }  // namespace
@@ -159,6 +203,72 @@ TracedTensor svdvals(const TracedTensor& a, Loc where) {
   return node("linalg.svdvals", "", {&x}, linalg_detail::real_of(x.dtype()), joined(batch_of(x.shape()), {k}),
               [where](std::span<const Tensor> in, Engine& e) { return linalg::svdvals(in[0], e, where); },
               rule_of(ad::SvdvalsRule{}), where);
+}
+
+BasicEigh<TracedTensor> eigh(const TracedTensor& a, Loc where) { return eigh(a, EighOptions{}, where); }
+BasicEigh<TracedTensor> eigh(const TracedTensor& a, EighOptions o, Loc where) {
+  const TracedTensor x = lapack_operand("eigh", a, where);
+  linalg_detail::check_square("eigh", "a", x.shape(), x.dtype(), where);
+  auto f = factor_nodes(
+      "linalg.eigh", o.upper ? "upper" : "lower", x, frontdoor::eigh_layout(x.shape()),
+      [o, where](const Tensor& in, Engine& e) {
+        Eigh r = linalg::eigh(in, o, e, where);
+        return std::vector<Tensor>{r.eigenvalues, r.eigenvectors};
+      },
+      ad::EighRule{o.upper, o.gap_epsilon}, where);
+  return {f[0], f[1]};
+}
+
+BasicSVD<TracedTensor> svd(const TracedTensor& a, Loc where) { return svd(a, SvdOptions{}, where); }
+BasicSVD<TracedTensor> svd(const TracedTensor& a, const SvdOptions& o, Loc where) {
+  const TracedTensor x = lapack_operand("svd", a, where);
+  linalg_detail::check_matrix("svd", "a", x.shape(), x.dtype(), where);
+  linalg_detail::check_svd_options(o, where);
+  if (o.cutoff > 0)
+    check::fail_invalid("svd",
+                        "a traced svd cannot take a cutoff: the rank it keeps depends on the values, and a graph's "
+                        "shapes are fixed when it is built; use max_rank, or the eager svd",
+                        "cutoff", where);
+  const Shape& s = x.shape();
+  const std::int64_t m = s[s.size() - 2], n = s.back(), k = std::min(m, n);
+  const std::int64_t kept = o.max_rank ? std::min(*o.max_rank, k) : k;
+  const auto layout =
+      frontdoor::svd_layout(s, o.full_matrices ? m : kept, kept, o.full_matrices ? n : kept);
+  auto f = factor_nodes(
+      "linalg.svd", o.full_matrices ? "full_matrices" : (o.max_rank ? "max_rank=" + std::to_string(kept) : ""), x,
+      layout,
+      [o, where](const Tensor& in, Engine& e) {
+        SVD r = linalg::svd(in, o, e, where);
+        return std::vector<Tensor>{r.u, r.s, r.vh};
+      },
+      ad::SvdRule{o.full_matrices, o.gap_epsilon}, where);
+  // The discarded weight carries no gradient.
+  TracedTensor weight = node("linalg.svd_discarded_weight", f[0].node()->attrs, {&x}, linalg_detail::real_of(x.dtype()),
+                             batch_of(s),
+                             [o, where](std::span<const Tensor> in, Engine& e) {
+                               return linalg::svd(in[0], o, e, where).discarded_weight;
+                             },
+                             nullptr, where);
+  return {f[0], f[1], f[2], weight};
+}
+
+BasicQR<TracedTensor> qr(const TracedTensor& a, Loc where) { return qr(a, QrOptions{}, where); }
+BasicQR<TracedTensor> qr(const TracedTensor& a, QrOptions o, Loc where) {
+  const TracedTensor x = lapack_operand("qr", a, where);
+  linalg_detail::check_matrix("qr", "a", x.shape(), x.dtype(), where);
+  const Shape& s = x.shape();
+  const std::int64_t m = s[s.size() - 2], n = s.back();
+  // Mode R still computes q: the rule needs it.
+  const bool complete = o.mode == QrMode::Complete;
+  auto f = factor_nodes(
+      "linalg.qr", complete ? "complete" : "reduced", x, frontdoor::qr_layout(s, complete ? m : std::min(m, n)),
+      [complete, where](const Tensor& in, Engine& e) {
+        QR r = linalg::qr(in, {.mode = complete ? QrMode::Complete : QrMode::Reduced}, e, where);
+        return std::vector<Tensor>{r.q, r.r};
+      },
+      ad::QrRule{complete}, where);
+  if (o.mode == QrMode::R) return {TracedTensor(), f[1]};
+  return {f[0], f[1]};
 }
 
 }  // namespace linalg

@@ -1,5 +1,6 @@
 #include "ops/linalg_spec.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,22 @@ void check_rhs(std::string_view op, const Shape& a, const Shape& b, bool rows, S
                     expected, b, where);
 }
 
-namespace {
+bool check_svd_options(const linalg::SvdOptions& o, SourceLocation where) {
+  const bool truncate = o.max_rank.has_value() || o.cutoff > 0;
+  if (truncate && o.full_matrices)
+    check::fail_invalid("svd", "truncation (max_rank, cutoff) keeps a reduced SVD; full_matrices must be false",
+                        "full_matrices", where);
+  if (o.max_rank && *o.max_rank < 1)
+    check::fail_invalid("svd", "max_rank must be at least 1, got " + std::to_string(*o.max_rank), "max_rank", where);
+  if (!(o.cutoff >= 0) || !std::isfinite(o.cutoff))
+    check::fail_invalid("svd", "cutoff must be finite and non-negative, got " + std::to_string(o.cutoff), "cutoff", where);
+  if (o.gap_epsilon && !(*o.gap_epsilon >= 0 && std::isfinite(*o.gap_epsilon)))
+    check::fail_invalid("svd", "gap_epsilon must be finite and non-negative, got " + std::to_string(*o.gap_epsilon),
+                        "gap_epsilon", where);
+  return truncate;
+}
 
-std::vector<std::int64_t> unravel(const Shape& batch, std::int64_t index) {
+std::vector<std::int64_t> batch_index(const Shape& batch, std::int64_t index) {
   std::vector<std::int64_t> out(batch.size());
   for (std::size_t d = 0; d < batch.size(); ++d) {
     out[d] = index % batch[d];
@@ -65,6 +79,8 @@ std::vector<std::int64_t> unravel(const Shape& batch, std::int64_t index) {
   }
   return out;
 }
+
+namespace {
 
 std::string problem(Kind kind, std::int64_t info) {
   const std::string i = std::to_string(info);
@@ -84,7 +100,7 @@ std::string problem(Kind kind, std::int64_t info) {
 
 std::string which_matrix(const Shape& batch, std::int64_t index) {
   if (batch.empty()) return "the matrix";
-  const auto idx = unravel(batch, index);
+  const auto idx = batch_index(batch, index);
   if (idx.size() == 1) return "matrix " + std::to_string(idx[0]) + " of the batch";
   std::string s = "matrix (";
   for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
@@ -96,7 +112,7 @@ void fail(std::string_view op, Kind kind, const Failure& failure, const Shape& b
   message += failure.non_finite ? " has a NaN or infinity (it is not factorized; check the input)"
                                 : " " + problem(kind, failure.info);
   throw Error(ErrorKind::LinAlgError, std::string(op), std::move(message),
-              LinAlgFailure{unravel(batch, failure.batch), failure.info, failure.non_finite}, where);
+              LinAlgFailure{batch_index(batch, failure.batch), failure.info, failure.non_finite}, where);
 }
 
 }  // namespace tensora::linalg_detail

@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "tensora/dtype.hpp"
 #include "tensora/error.hpp"
+#include "tensora/linalg.hpp"
 #include "tensora/shape.hpp"
 
 namespace tensora::linalg_detail {
@@ -91,6 +94,12 @@ inline bool vector_rhs(const Shape& a, const Shape& b) {
 // A right-hand side against a (m x n): b's rows (`rows`) must be m, or its columns n for a solve
 // from the right; otherwise ShapeMismatch, expecting b's shape with that extent set.
 void check_rhs(std::string_view op, const Shape& a, const Shape& b, bool rows, SourceLocation where);
+
+// SvdOptions' checks (InvalidArgument naming the option); whether the options truncate.
+bool check_svd_options(const linalg::SvdOptions& options, SourceLocation where);
+
+// The index tuple over `batch` of the matrix at column-major position `index`.
+std::vector<std::int64_t> batch_index(const Shape& batch, std::int64_t index);
 
 // "matrix 3 of the batch" (a one-axis batch), "matrix (1, 2) of the batch", or "the matrix".
 std::string which_matrix(const Shape& batch, std::int64_t index);
