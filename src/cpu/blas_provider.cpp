@@ -146,13 +146,30 @@ class BlisProvider final : public BlasProvider {
     if (p->version_.rfind("0.9", 0) == 0 && intel_avx512()) set_default_env("BLIS_ARCH_TYPE", "0");
     p->set_threads(1);  // the first call: BLIS initializes and reads BLIS_ARCH_TYPE here
     if (p->arch_query_ && p->arch_string_) p->arch_ = p->arch_string_(p->arch_query_());
+    if (auto find = symbol<int (*)(int, int)>(h, "bli_ind_oper_find_avail")) {
+      constexpr int kGemm = 0, kScomplex = 1, kDcomplex = 3, kNative = 1;  // BLIS 0.9's opid_t, num_t, ind_t
+      p->complex_induced_ = find(kGemm, kScomplex) != kNative || find(kGemm, kDcomplex) != kNative;
+    }
     return p;
   }
 
-  std::string name() const override { return "BLIS " + version_ + (arch_.empty() ? "" : " (" + arch_ + ")"); }
+  // A sub-configuration without complex micro-kernels (skx) computes complex products by the
+  // "1m" induced method, whose results depend on the thread that calls it: a C64 product on a
+  // Sapphire Rapids gave the same bits on every call from one thread and other bits (relative
+  // differences up to 7e-5) from another, which would break the serial/parallel bitwise
+  // promise (docs/contractions.md). Such a BLIS hands its complex products to `complex`
+  // (OpenBLAS, whose AVX-512 complex kernels were also as fast or faster there).
+  bool complex_by_induced_method() const { return complex_induced_; }
+  void set_complex_provider(std::unique_ptr<BlasProvider> complex) { complex_ = std::move(complex); }
+
+  std::string name() const override {
+    std::string n = "BLIS " + version_ + (arch_.empty() ? "" : " (" + arch_ + ")");
+    return complex_ ? n + ", complex products on " + complex_->name() : n;
+  }
   void set_threads(int threads) override {
     threads_ = threads < 1 ? 1 : threads;
     set_nt_(threads_);
+    if (complex_) complex_->set_threads(threads_);
   }
   int threads() const override { return threads_; }
   bool has_large_path() const override { return large_path_; }
@@ -170,11 +187,13 @@ class BlisProvider final : public BlasProvider {
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
             const cf* a, std::int64_t lda, const cf* b, std::int64_t ldb, cf beta, cf* c,
             std::int64_t ldc, BlasPath path) override {
+    if (complex_) return complex_->gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
     call(cgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
             const cd* a, std::int64_t lda, const cd* b, std::int64_t ldb, cd beta, cd* c,
             std::int64_t ldc, BlasPath path) override {
+    if (complex_) return complex_->gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
     call(zgemm_, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, path);
   }
 
@@ -219,6 +238,8 @@ class BlisProvider final : public BlasProvider {
   const char* (*arch_string_)(int);
   std::string version_ = "?";
   bool large_path_ = false;
+  bool complex_induced_ = false;
+  std::unique_ptr<BlasProvider> complex_;
   std::string arch_;
   int threads_ = 1;
 };
@@ -329,7 +350,12 @@ class OpenBlasProvider final : public BlasProvider {
 };
 
 std::unique_ptr<BlasProvider> make(const std::string& which) {
-  if (which == "blis") return BlisProvider::load();
+  if (which == "blis") {
+    auto p = BlisProvider::load();
+    if (p && p->complex_by_induced_method())
+      if (auto complex = OpenBlasProvider::load()) p->set_complex_provider(std::move(complex));
+    return p;
+  }
   if (which == "openblas") return OpenBlasProvider::load();
   if (which == "reference") return std::make_unique<ReferenceProvider>("TENSORA_BLAS=reference");
   return nullptr;
