@@ -163,7 +163,9 @@ TEST(LinalgFactorAutodiff, RepeatedValuesGiveFiniteGradients) {
     const auto g = a.grad().to_vec<double>();
     for (std::size_t i = 0; i < g.size(); ++i) {
       EXPECT_TRUE(std::isfinite(g[i]));
-      if (i != 1 && i != 3) EXPECT_NEAR(g[i], 1.0, 1e-12) << i;  // (0, 1) and (1, 0): the repeated block
+      if (i != 1 && i != 3) {  // (0, 1) and (1, 0): the repeated block
+        EXPECT_NEAR(g[i], 1.0, 1e-12) << i;
+      }
     }
   });
 }
