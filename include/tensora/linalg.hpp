@@ -220,7 +220,8 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
 // convert), two operands to their join; every function here is differentiable, reverse and
 // forward (docs/linalg.md, "Autodiff"). Of the factorizations with several results, eigh, svd
 // (reduced or truncated) and qr (m >= n) are differentiable; lu exists in the direct form only.
-// The traced svd takes max_rank but no cutoff: a graph's shapes are known before it runs.
+// The traced svd takes max_rank but no cutoff, and the traced lstsq gives residuals whenever
+// m > n: a graph's shapes are known before it runs.
 #define TENSORA_LINALG_DIFFERENTIABLE(T)                                                         \
   T solve(const T& a, const T& b, Loc where = Loc::current());                                   \
   T solve_triangular(const T& a, const T& b, TriangularOptions options, Loc where = Loc::current()); \
@@ -237,7 +238,16 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
   BasicSVD<T> svd(const T& a, Loc where = Loc::current());                                       \
   BasicSVD<T> svd(const T& a, const SvdOptions& options, Loc where = Loc::current());            \
   BasicQR<T> qr(const T& a, Loc where = Loc::current());                                         \
-  BasicQR<T> qr(const T& a, QrOptions options, Loc where = Loc::current());
+  BasicQR<T> qr(const T& a, QrOptions options, Loc where = Loc::current());                      \
+  T pinv(const T& a, Loc where = Loc::current());                                                \
+  T pinv(const T& a, PinvOptions options, Loc where = Loc::current());                           \
+  BasicLstsq<T> lstsq(const T& a, const T& b, Loc where = Loc::current());                       \
+  BasicLstsq<T> lstsq(const T& a, const T& b, LstsqOptions options, Loc where = Loc::current());  \
+  T matrix_norm(const T& a, Loc where = Loc::current());                                         \
+  T matrix_norm(const T& a, const NormOptions& options, Loc where = Loc::current());             \
+  T vector_norm(const T& x, Loc where = Loc::current());                                         \
+  T vector_norm(const T& x, const VectorNormOptions& options, Loc where = Loc::current());        \
+  T matrix_exp(const T& a, Loc where = Loc::current());
 TENSORA_LINALG_DIFFERENTIABLE(EagerTensor)
 TENSORA_LINALG_DIFFERENTIABLE(TracedTensor)
 #undef TENSORA_LINALG_DIFFERENTIABLE

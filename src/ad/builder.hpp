@@ -29,7 +29,7 @@
 //   V diagonal(const V&, int64 offset, int64 axis1, int64 axis2);  V embed_diag(const V&, int64);
 //   V fft(const V&, fft_detail::Spec);               // the FFT primitive
 //   V solve(a, b); V solve_triangular(a, b, TriangularOptions);   // linalg (linalg_rules.hpp)
-//   V eigh_vectors(a, upper); V svd_u(a); V svd_vh(a);
+//   V eigh_vectors(a, upper); V svd_u(a); V svd_vh(a); V matrix_exp(a);
 //   V gauge_checked(x, residual, scale, op);         // x, once the complex gauge check passed
 #pragma once
 

@@ -209,4 +209,27 @@ struct SvdvalsRule {
   }
 };
 
+// exp's Frechet derivative L(a, e) is the upper right block of exp([[a, e], [0, a]]) (Higham
+// 2008, 10.6; Mathias 1996): da -> L(a, da), and the cotangent ga = L(a^H, g).
+struct MatrixExpRule {
+  template <class B, class V = typename B::Value>
+  void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool* needs) const {
+    if (needs[0]) gin[0] = frechet(b, linalg_rules::mH(b, a.in[0]), g);
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
+    return frechet(b, a.in[0], t[0]);
+  }
+
+ private:
+  template <class B, class V>
+  static V frechet(B& b, const V& x, const V& e) {
+    const Shape s = b.shape(x);
+    const std::int64_t n = s.back();
+    const V zero = b.zeros(s, b.dtype(x));
+    const V block = b.concat({b.concat({x, e}, -1), b.concat({zero, x}, -1)}, -2);
+    return b.slice(b.slice(b.matrix_exp(block), -2, 0, n, 1), -1, n, 2 * n, 1);
+  }
+};
+
 }  // namespace tensora::ad

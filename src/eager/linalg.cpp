@@ -5,6 +5,7 @@
 #include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
 #include "eager/session_support.hpp"
+#include "frontdoor/linalg_composites.hpp"
 #include "frontdoor/linalg_factors.hpp"
 #include "ops/lapack_dtypes.hpp"
 #include "ops/linalg_spec.hpp"
@@ -141,6 +142,48 @@ BasicQR<EagerTensor> qr(const EagerTensor& a, QrOptions o, Loc where) {
                           s.engine(), where);
   if (o.mode == QrMode::R) return {EagerTensor(), f[1]};
   return {f[0], f[1]};
+}
+
+EagerTensor vector_norm(const EagerTensor& x, Loc where) { return vector_norm(x, VectorNormOptions{}, where); }
+EagerTensor vector_norm(const EagerTensor& x, const VectorNormOptions& o, Loc where) {
+  auto [s, px] = lapack_operand("vector_norm", x, where);
+  return frontdoor::composite::vector_norm(px, o, where);
+}
+
+EagerTensor matrix_norm(const EagerTensor& a, Loc where) { return matrix_norm(a, NormOptions{}, where); }
+EagerTensor matrix_norm(const EagerTensor& a, const NormOptions& o, Loc where) {
+  auto [s, x] = lapack_operand("matrix_norm", a, where);
+  return frontdoor::composite::matrix_norm(x, o, where);
+}
+
+EagerTensor pinv(const EagerTensor& a, Loc where) { return pinv(a, PinvOptions{}, where); }
+EagerTensor pinv(const EagerTensor& a, PinvOptions o, Loc where) {
+  auto [s, x] = lapack_operand("pinv", a, where);
+  linalg_detail::check_matrix("pinv", "a", x.shape(), x.dtype(), where);
+  if (o.hermitian) linalg_detail::check_square("pinv", "a", x.shape(), x.dtype(), where);
+  return frontdoor::composite::pinv(x, o, where);
+}
+
+BasicLstsq<EagerTensor> lstsq(const EagerTensor& a, const EagerTensor& b, Loc where) {
+  return lstsq(a, b, LstsqOptions{}, where);
+}
+BasicLstsq<EagerTensor> lstsq(const EagerTensor& a, const EagerTensor& b, LstsqOptions o, Loc where) {
+  EagerSession& s = active_session("lstsq", where);
+  auto [pa, pb] = prepare2(s, "lstsq", a, b, where);
+  linalg_detail::check_matrix("lstsq", "a", pa.shape(), pa.dtype(), where);
+  auto r = frontdoor::composite::lstsq(pa, pb, o, where);
+  // The residuals as the direct form gives them: only when every matrix has full rank.
+  const std::int64_t n = pa.shape().back();
+  const std::vector<std::int64_t> ranks = r.rank.value().to_vec<std::int64_t>(where);
+  const bool full = std::all_of(ranks.begin(), ranks.end(), [&](std::int64_t k) { return k == n; });
+  if (!r.residuals.defined() || !full)
+    r.residuals = constant_node(Tensor::zeros({0}, {s.engine().device(), linalg_detail::real_of(pa.dtype())}, where));
+  return r;
+}
+
+EagerTensor matrix_exp(const EagerTensor& a, Loc where) {
+  auto [s, x] = lapack_operand("matrix_exp", a, where);
+  return record1(ad::MatrixExpRule{}, x, linalg::matrix_exp(x.value(), s.engine(), where));
 }
 
 }  // namespace tensora::linalg

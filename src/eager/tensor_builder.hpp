@@ -83,6 +83,7 @@ struct TensorBuilder {
   Tensor eigh_vectors(const Tensor& a, bool upper) { return linalg::eigh(a, {.upper = upper}, e).eigenvectors; }
   Tensor svd_u(const Tensor& a) { return linalg::svd(a, e).u; }
   Tensor svd_vh(const Tensor& a) { return linalg::svd(a, e).vh; }
+  Tensor matrix_exp(const Tensor& a) { return linalg::matrix_exp(a, e); }
   Tensor gauge_checked(const Tensor& x, const Tensor& residual, const Tensor& scale, std::string_view op) {
     frontdoor::check_phase_gauge(op, residual, scale, e, SourceLocation::current());
     return x;

@@ -66,6 +66,7 @@ struct GraphBuilder {
   T eigh_vectors(const T& a, bool upper) { return linalg_factor_node(a, LinalgFactor::EighVectors, upper, where); }
   T svd_u(const T& a) { return linalg_factor_node(a, LinalgFactor::SvdU, false, where); }
   T svd_vh(const T& a) { return linalg_factor_node(a, LinalgFactor::SvdVh, false, where); }
+  T matrix_exp(const T& a) { return linalg::matrix_exp(a, where); }
   T gauge_checked(const T& x, const T& residual, const T& scale, std::string_view op) {
     return gauge_check_node(x, residual, scale, op, where);
   }

@@ -6,6 +6,7 @@
 #include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
 #include "core/checks.hpp"
+#include "frontdoor/linalg_composites.hpp"
 #include "frontdoor/linalg_factors.hpp"
 #include "graph/graph_builder.hpp"
 #include "ops/lapack_dtypes.hpp"
@@ -269,6 +270,46 @@ BasicQR<TracedTensor> qr(const TracedTensor& a, QrOptions o, Loc where) {
       ad::QrRule{complete}, where);
   if (o.mode == QrMode::R) return {TracedTensor(), f[1]};
   return {f[0], f[1]};
+}
+
+TracedTensor vector_norm(const TracedTensor& x, Loc where) { return vector_norm(x, VectorNormOptions{}, where); }
+TracedTensor vector_norm(const TracedTensor& x, const VectorNormOptions& o, Loc where) {
+  return frontdoor::composite::vector_norm(lapack_operand("vector_norm", x, where), o, where);
+}
+
+TracedTensor matrix_norm(const TracedTensor& a, Loc where) { return matrix_norm(a, NormOptions{}, where); }
+TracedTensor matrix_norm(const TracedTensor& a, const NormOptions& o, Loc where) {
+  return frontdoor::composite::matrix_norm(lapack_operand("matrix_norm", a, where), o, where);
+}
+
+TracedTensor pinv(const TracedTensor& a, Loc where) { return pinv(a, PinvOptions{}, where); }
+TracedTensor pinv(const TracedTensor& a, PinvOptions o, Loc where) {
+  const TracedTensor x = lapack_operand("pinv", a, where);
+  linalg_detail::check_matrix("pinv", "a", x.shape(), x.dtype(), where);
+  if (o.hermitian) linalg_detail::check_square("pinv", "a", x.shape(), x.dtype(), where);
+  return frontdoor::composite::pinv(x, o, where);
+}
+
+BasicLstsq<TracedTensor> lstsq(const TracedTensor& a, const TracedTensor& b, Loc where) {
+  return lstsq(a, b, LstsqOptions{}, where);
+}
+BasicLstsq<TracedTensor> lstsq(const TracedTensor& a, const TracedTensor& b, LstsqOptions o, Loc where) {
+  auto [pa, pb] = prepare2("lstsq", a, b, where);
+  linalg_detail::check_matrix("lstsq", "a", pa.shape(), pa.dtype(), where);
+  auto r = frontdoor::composite::lstsq(pa, pb, o, where);
+  // A graph's shapes are fixed when it is built: the residuals are there whenever m > n, for
+  // rank-deficient matrices too (the direct and eager forms then give an empty tensor).
+  if (!r.residuals.defined())
+    r.residuals = TracedTensor::constant(Tensor::zeros({0}, {pa.device(), linalg_detail::real_of(pa.dtype())}, where));
+  return r;
+}
+
+TracedTensor matrix_exp(const TracedTensor& a, Loc where) {
+  const TracedTensor x = lapack_operand("matrix_exp", a, where);
+  linalg_detail::check_square("matrix_exp", "a", x.shape(), x.dtype(), where);
+  return node("linalg.matrix_exp", "", {&x}, x.dtype(), x.shape(),
+              [where](std::span<const Tensor> in, Engine& e) { return linalg::matrix_exp(in[0], e, where); },
+              rule_of(ad::MatrixExpRule{}), where);
 }
 
 }  // namespace linalg
