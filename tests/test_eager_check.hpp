@@ -26,6 +26,17 @@ inline ta::Tensor rnd(ta::Shape shape, std::uint64_t seed, double lo = -1.0, dou
   return ta::Tensor::uniform(std::move(shape), seed, f64(), lo, hi);
 }
 
+// A C128 tensor from two real parameter tensors (complex functions checked through their real
+// parametrization).
+inline ta::EagerTensor complex_of(ta::EagerSession& s, const ta::EagerTensor& re, const ta::EagerTensor& im) {
+  return s.add(s.convert(re, ta::DType::C128), s.mul(s.convert(im, ta::DType::C128), ta::Scalar(std::complex<double>(0, 1))));
+}
+// A real view of a complex result, so the F64 gradient checker sees every part.
+inline ta::EagerTensor parts(ta::EagerSession& s, const ta::EagerTensor& y) {
+  if (!ta::is_complex(y.dtype())) return y;
+  return s.add(s.real(y), s.mul(s.imag(y), 0.37));
+}
+
 inline double dot(const ta::Tensor& a, const ta::Tensor& b) {
   const auto x = a.to_vec<double>();
   const auto y = b.to_vec<double>();

@@ -504,15 +504,8 @@ using ta::EagerSession;
 using ta::EagerTensor;
 using Args = std::vector<EagerTensor>;
 
-// A real scalar-field view of a complex result, so the F64 gradient checker sees every part.
-EagerTensor parts(EagerSession& s, const EagerTensor& y) {
-  if (!ta::is_complex(y.dtype())) return y;
-  return s.add(s.real(y), s.mul(s.imag(y), 0.37));
-}
-// A C128 input from two real parameter tensors.
-EagerTensor complex_of(EagerSession& s, const EagerTensor& re, const EagerTensor& im) {
-  return s.add(s.convert(re, DType::C128), s.mul(s.convert(im, DType::C128), ta::Scalar(cd(0, 1))));
-}
+using eager_test::complex_of;
+using eager_test::parts;
 
 TEST(FftEager, GradientsAgainstFiniteDifferences) {
   using eager_test::rnd;

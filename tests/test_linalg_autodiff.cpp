@@ -20,6 +20,8 @@ using ta::EagerTensor;
 using ta::Shape;
 using ta::Tensor;
 using eager_test::check_gradients;
+using eager_test::complex_of;
+using eager_test::parts;
 using eager_test::rnd;
 using tensora_test::expect_error;
 using Args = std::vector<EagerTensor>;
@@ -33,14 +35,6 @@ EagerTensor shifted(EagerSession& s, const EagerTensor& x, double c) {
 EagerTensor mT(EagerSession&, const EagerTensor& x) { return x.transpose(-2, -1); }
 // x x^T + 3 I: symmetric positive definite.
 EagerTensor spd(EagerSession& s, const EagerTensor& x) { return shifted(s, s.matmul(x, mT(s, x)), 3.0); }
-// A C128 matrix from two real ones, and a real view of a complex result.
-EagerTensor complex_of(EagerSession& s, const EagerTensor& re, const EagerTensor& im) {
-  return s.add(s.convert(re, DType::C128), s.mul(s.convert(im, DType::C128), ta::Scalar(cd(0, 1))));
-}
-EagerTensor parts(EagerSession& s, const EagerTensor& y) {
-  if (!ta::is_complex(y.dtype())) return y;
-  return s.add(s.real(y), s.mul(s.imag(y), 0.37));
-}
 // z z^H + 3 I for complex z.
 EagerTensor hpd(EagerSession& s, const EagerTensor& z) {
   return shifted(s, s.matmul(z, s.conj(mT(s, z))), 3.0);

@@ -22,6 +22,8 @@ using ta::EagerTensor;
 using ta::Tensor;
 using ta::TracedTensor;
 using eager_test::check_gradients;
+using eager_test::complex_of;
+using eager_test::parts;
 using eager_test::rnd;
 using tensora_test::expect_error;
 using Args = std::vector<EagerTensor>;
@@ -30,9 +32,6 @@ using cd = std::complex<double>;
 EagerTensor mT(const EagerTensor& x) { return x.transpose(-2, -1); }
 EagerTensor mH(EagerSession& s, const EagerTensor& x) { return s.conj(mT(x)); }
 EagerTensor sym(EagerSession& s, const EagerTensor& x) { return s.add(x, mH(s, x)); }
-EagerTensor complex_of(EagerSession& s, const EagerTensor& re, const EagerTensor& im) {
-  return s.add(s.convert(re, DType::C128), s.mul(s.convert(im, DType::C128), ta::Scalar(cd(0, 1))));
-}
 // |z|^2, elementwise: invariant under every phase.
 EagerTensor abs2(EagerSession& s, const EagerTensor& z) { return s.real(s.mul(z, s.conj(z))); }
 // A weighted sum, so every entry of x reaches the loss with its own weight.

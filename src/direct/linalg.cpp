@@ -418,18 +418,8 @@ Tensor matrix_norm(const Tensor& a, const NormOptions& o, Engine& e, Loc where) 
   const char* op = "matrix_norm";
   validate::operands(op, e, {&a}, where);
   linalg_detail::check_matrix(op, "a", a.shape(), a.dtype(), where);
-  if (o.axes.size() != 2)
-    check::fail_invalid(op, "axes must name two axes, got " + std::to_string(o.axes.size()), "axes", where);
-  const std::int64_t r = a.rank();
-  const std::int64_t ax0 = check::axis(op, o.axes[0], r, where), ax1 = check::axis(op, o.axes[1], r, where);
-  if (ax0 == ax1) check::fail_invalid(op, "axes must be two different axes", "axes", where);
-  // The two axes last, rows then columns.
-  std::vector<std::int64_t> order;
-  for (std::int64_t d = 0; d < r; ++d)
-    if (d != ax0 && d != ax1) order.push_back(d);
-  order.push_back(ax0);
-  order.push_back(ax1);
-  const Tensor m = a.permute(order, where);
+  const auto axes = linalg_detail::norm_axes(op, o.axes, a.rank(), where);
+  const Tensor m = a.permute(axes.order, where);
   Tensor result;
   const double p = o.ord.p;
   if (o.ord.name == "fro") {
@@ -451,8 +441,8 @@ Tensor matrix_norm(const Tensor& a, const NormOptions& o, Engine& e, Loc where) 
   }
   if (!o.keepdims) return result;
   Shape kept = a.shape();
-  kept[static_cast<std::size_t>(ax0)] = 1;
-  kept[static_cast<std::size_t>(ax1)] = 1;
+  kept[static_cast<std::size_t>(axes.rows)] = 1;
+  kept[static_cast<std::size_t>(axes.cols)] = 1;
   return result.reshape(kept, where);
 }
 

@@ -73,17 +73,8 @@ template <class T>
 T matrix_norm(const T& a, const linalg::NormOptions& o, Loc where) {
   const char* op = "matrix_norm";
   linalg_detail::check_matrix(op, "a", a.shape(), a.dtype(), where);
-  if (o.axes.size() != 2)
-    check::fail_invalid(op, "axes must name two axes, got " + std::to_string(o.axes.size()), "axes", where);
-  const auto r = static_cast<std::int64_t>(a.shape().size());
-  const std::int64_t ax0 = check::axis(op, o.axes[0], r, where), ax1 = check::axis(op, o.axes[1], r, where);
-  if (ax0 == ax1) check::fail_invalid(op, "axes must be two different axes", "axes", where);
-  std::vector<std::int64_t> order;
-  for (std::int64_t d = 0; d < r; ++d)
-    if (d != ax0 && d != ax1) order.push_back(d);
-  order.push_back(ax0);
-  order.push_back(ax1);
-  const T m = a.permute(order, where);
+  const auto axes = linalg_detail::norm_axes(op, o.axes, static_cast<std::int64_t>(a.shape().size()), where);
+  const T m = a.permute(axes.order, where);
   const double p = o.ord.p;
   T result;
   if (o.ord.name == "fro") {
@@ -106,8 +97,8 @@ T matrix_norm(const T& a, const linalg::NormOptions& o, Loc where) {
   }
   if (!o.keepdims) return result;
   Shape shape = a.shape();
-  shape[static_cast<std::size_t>(ax0)] = 1;
-  shape[static_cast<std::size_t>(ax1)] = 1;
+  shape[static_cast<std::size_t>(axes.rows)] = 1;
+  shape[static_cast<std::size_t>(axes.cols)] = 1;
   return result.reshape(shape, where);
 }
 

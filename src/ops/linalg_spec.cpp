@@ -71,6 +71,18 @@ bool check_svd_options(const linalg::SvdOptions& o, SourceLocation where) {
   return truncate;
 }
 
+NormAxes norm_axes(std::string_view op, const std::vector<std::int64_t>& axes, std::int64_t rank, SourceLocation where) {
+  if (axes.size() != 2)
+    check::fail_invalid(op, "axes must name two axes, got " + std::to_string(axes.size()), "axes", where);
+  NormAxes r{check::axis(op, axes[0], rank, where), check::axis(op, axes[1], rank, where), {}};
+  if (r.rows == r.cols) check::fail_invalid(op, "axes must be two different axes", "axes", where);
+  for (std::int64_t d = 0; d < rank; ++d)
+    if (d != r.rows && d != r.cols) r.order.push_back(d);
+  r.order.push_back(r.rows);
+  r.order.push_back(r.cols);
+  return r;
+}
+
 std::vector<std::int64_t> batch_index(const Shape& batch, std::int64_t index) {
   std::vector<std::int64_t> out(batch.size());
   for (std::size_t d = 0; d < batch.size(); ++d) {

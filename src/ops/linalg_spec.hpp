@@ -98,6 +98,14 @@ void check_rhs(std::string_view op, const Shape& a, const Shape& b, bool rows, S
 // SvdOptions' checks (InvalidArgument naming the option); whether the options truncate.
 bool check_svd_options(const linalg::SvdOptions& options, SourceLocation where);
 
+// matrix_norm's two axes, checked against an operand of `rank` axes (InvalidArgument unless two
+// different axes; AxisOutOfRange), and the permutation that puts them last, rows then columns.
+struct NormAxes {
+  std::int64_t rows, cols;
+  std::vector<std::int64_t> order;
+};
+NormAxes norm_axes(std::string_view op, const std::vector<std::int64_t>& axes, std::int64_t rank, SourceLocation where);
+
 // The index tuple over `batch` of the matrix at column-major position `index`.
 std::vector<std::int64_t> batch_index(const Shape& batch, std::int64_t index);
 
