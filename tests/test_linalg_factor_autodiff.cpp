@@ -102,6 +102,50 @@ TEST(LinalgFactorAutodiff, RealRulesAgainstFiniteDifferences) {
   }, {rnd({4, 3}, 6)});
 }
 
+TEST(LinalgFactorAutodiff, LuAgainstFiniteDifferences) {
+  auto e = ta::CpuEngine::serial();
+  const Tensor a = rnd({2, 3, 3}, 70);
+  const la::LU d = la::lu(a, e);
+  ta::EagerRuntime rt;
+  rt.with_eager_session(e, [&](EagerSession& s) {
+    auto [p, l, u] = la::lu(rt.variable_from(a));
+    EXPECT_EQ(p.value().to_vec<double>(), d.p.to_vec<double>());
+    EXPECT_EQ(l.value().to_vec<double>(), d.l.to_vec<double>());
+    EXPECT_EQ(u.value().to_vec<double>(), d.u.to_vec<double>());
+    // A wide matrix factorizes; its lu is not differentiable.
+    const la::BasicLU<EagerTensor> wide = la::lu(rt.variable_from(rnd({2, 3}, 71)));
+    EXPECT_EQ(wide.u.shape(), (ta::Shape{2, 3}));
+    const auto err = expect_error([&] { s.sum(wide.u).backward(); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+    EXPECT_EQ(err.op(), "lu");
+  });
+  check_gradients("lu", [](EagerSession& s, const Args& x) {
+    auto [p, l, u] = la::lu(x[0]);
+    return s.add(s.sum(weighted(s, l, 72)), s.sum(weighted(s, u, 73)));
+  }, {a});
+  check_gradients("lu reconstruction", [](EagerSession& s, const Args& x) {
+    auto [p, l, u] = la::lu(x[0]);
+    return s.matmul(p, s.matmul(l, u));
+  }, {rnd({4, 4}, 74)});
+  check_gradients("lu C128", [](EagerSession& s, const Args& x) {
+    auto [p, l, u] = la::lu(complex_of(s, x[0], x[1]));
+    return s.add(s.sum(parts(s, l)), s.sum(weighted(s, parts(s, u), 75)));
+  }, {rnd({3, 3}, 76), rnd({3, 3}, 77)});
+  // Traced: the same gradient.
+  auto x = TracedTensor::input("x", DType::F64, {2, 3, 3});
+  const auto t = la::lu(x);
+  const TracedTensor loss = t.l.mul(TracedTensor::constant(rnd({2, 3, 3}, 72))).sum()
+                                .add(t.u.mul(TracedTensor::constant(rnd({2, 3, 3}, 73))).sum());
+  const auto out = ta::Runtime().run(ta::GraphCompiler().compile({ta::grad(loss, {x})[0]}, {x}), e, {a});
+  rt.with_eager_session(e, [&](EagerSession& s) {
+    const EagerTensor ea = rt.variable_from(a);
+    auto [p, l, u] = la::lu(ea);
+    s.add(s.sum(weighted(s, l, 72)), s.sum(weighted(s, u, 73))).backward();
+    const auto ge = ea.grad().to_vec<double>(), gt = out[0].to_vec<double>();
+    for (std::size_t i = 0; i < ge.size(); ++i) EXPECT_NEAR(gt[i], ge[i], 1e-12 * (1 + std::abs(ge[i])));
+  });
+}
+
 TEST(LinalgFactorAutodiff, TruncatedSvdIsTheGradientOfTheKeptRank) {
   // A matrix of rank 2 exactly: the dropped singular values are zero, so the truncated rule is
   // exact, for the kept factors and for the rank-2 reconstruction.

@@ -219,7 +219,8 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
 // Integers, Bool and half floats are promoted to the device's default float (a visible
 // convert), two operands to their join; every function here is differentiable, reverse and
 // forward (docs/linalg.md, "Autodiff"). Of the factorizations with several results, eigh, svd
-// (reduced or truncated) and qr (m >= n) are differentiable; lu exists in the direct form only.
+// (reduced or truncated), qr (m >= n) and lu (square) are differentiable; lu_factor and lu_solve
+// exist in the direct form only.
 // The traced svd takes max_rank but no cutoff, and the traced lstsq gives residuals whenever
 // m > n: a graph's shapes are known before it runs.
 #define TENSORA_LINALG_DIFFERENTIABLE(T)                                                         \
@@ -239,6 +240,7 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
   BasicSVD<T> svd(const T& a, const SvdOptions& options, Loc where = Loc::current());            \
   BasicQR<T> qr(const T& a, Loc where = Loc::current());                                         \
   BasicQR<T> qr(const T& a, QrOptions options, Loc where = Loc::current());                      \
+  BasicLU<T> lu(const T& a, Loc where = Loc::current());                                         \
   T pinv(const T& a, Loc where = Loc::current());                                                \
   T pinv(const T& a, PinvOptions options, Loc where = Loc::current());                           \
   BasicLstsq<T> lstsq(const T& a, const T& b, Loc where = Loc::current());                       \

@@ -287,4 +287,47 @@ struct QrRule {
   }
 };
 
+// a = p l u, square (l unit lower, u upper; p a permutation, piecewise constant: no gradient).
+// With C = l^-1 p^T da u^-1: dl = l tril(C, -1), du = triu(C) u; reverse
+// ga = p l^-H (tril(l^H gl, -1) + triu(gu u^H)) u^-H. A singular u has no u^-1: its gradient is
+// the LinAlgError of that triangular solve.
+struct LuRule {
+  template <class B, class V = typename B::Value>
+  void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool* needs) const {
+    using factor_rules::mH;
+    if (!needs[0]) return;
+    const auto layout = checked_layout(b, a);
+    const auto f = frontdoor::unpack(b, a.out, layout);
+    const auto gf = frontdoor::unpack(b, g, layout);
+    const V &p = f[0], &l = f[1], &u = f[2];
+    const V x = b.binary(BinaryOp::Add, b.tril(b.matmul(mH(b, l), gf[1]), -1), b.triu(b.matmul(gf[2], mH(b, u)), 0));
+    const V y = b.solve_triangular(mH(b, l), x, linalg::TriangularOptions{.upper = true, .left = true, .unit_diagonal = true});
+    gin[0] = b.matmul(p, b.solve_triangular(mH(b, u), y, linalg::TriangularOptions{.upper = false, .left = false}));
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
+    using factor_rules::mH;
+    const auto layout = checked_layout(b, a);
+    const auto f = frontdoor::unpack(b, a.out, layout);
+    const V &p = f[0], &l = f[1], &u = f[2];
+    const V y = b.solve_triangular(l, b.matmul(mH(b, p), t[0]),
+                                   linalg::TriangularOptions{.upper = false, .left = true, .unit_diagonal = true});
+    const V c = b.solve_triangular(u, y, linalg::TriangularOptions{.upper = true, .left = false});
+    const V dl = b.matmul(l, b.tril(c, -1));
+    const V du = b.matmul(b.triu(c, 0), u);
+    return frontdoor::pack(b, layout, std::vector<V>{b.zeros(b.shape(p), b.dtype(p)), dl, du}, b.dtype(a.out));
+  }
+
+ private:
+  template <class B, class V>
+  static frontdoor::PackedLayout checked_layout(B& b, const RuleArgs<V>& a) {
+    const Shape as = b.shape(a.in[0]);
+    const std::int64_t m = as[as.size() - 2], n = as.back();
+    if (m != n)
+      factor_rules::fail_not_differentiable(
+          "lu", "lu is differentiable for square matrices; this one is " + std::to_string(m) + " x " + std::to_string(n));
+    return frontdoor::lu_layout(as);
+  }
+};
+
 }  // namespace tensora::ad

@@ -144,6 +144,13 @@ BasicQR<EagerTensor> qr(const EagerTensor& a, QrOptions o, Loc where) {
   return {f[0], f[1]};
 }
 
+BasicLU<EagerTensor> lu(const EagerTensor& a, Loc where) {
+  auto [s, x] = lapack_operand("lu", a, where);
+  LU r = linalg::lu(x.value(), s.engine(), where);
+  auto f = record_factors(ad::LuRule{}, x, frontdoor::lu_layout(x.shape()), {r.p, r.l, r.u}, s.engine(), where);
+  return {f[0], f[1], f[2]};
+}
+
 EagerTensor vector_norm(const EagerTensor& x, Loc where) { return vector_norm(x, VectorNormOptions{}, where); }
 EagerTensor vector_norm(const EagerTensor& x, const VectorNormOptions& o, Loc where) {
   auto [s, px] = lapack_operand("vector_norm", x, where);

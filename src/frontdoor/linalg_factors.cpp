@@ -1,5 +1,6 @@
 #include "frontdoor/linalg_factors.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -28,6 +29,11 @@ PackedLayout svd_layout_of_total(const Shape& a, std::int64_t total) {
 PackedLayout qr_layout(const Shape& a, std::int64_t kq) {
   const std::int64_t m = a[a.size() - 2], n = a.back();
   return {batch_of(a), {{{m, kq}, false}, {{kq, n}, false}}};
+}
+
+PackedLayout lu_layout(const Shape& a) {
+  const std::int64_t m = a[a.size() - 2], n = a.back(), k = std::min(m, n);
+  return {batch_of(a), {{{m, m}, false}, {{m, k}, false}, {{k, n}, false}}};
 }
 
 Tensor pack(const PackedLayout& layout, const std::vector<Tensor>& factors, DType dtype, Engine& engine) {

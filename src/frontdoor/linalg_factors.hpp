@@ -58,9 +58,11 @@ struct PackedLayout {
 //   svd:  {u (m x k), s (k, real), vh (k x n)}; k is the kept rank (min(m, n) untruncated; m and
 //         n for u and vh with full_matrices)
 //   qr:   {q (m x kq), r (kq x n)}; kq = min(m, n), m when complete
+//   lu:   {p (m x m), l (m x k), u (k x n)}; k = min(m, n)
 PackedLayout eigh_layout(const Shape& a);
 PackedLayout svd_layout(const Shape& a, std::int64_t ku, std::int64_t k, std::int64_t kv);
 PackedLayout qr_layout(const Shape& a, std::int64_t kq);
+PackedLayout lu_layout(const Shape& a);
 // The svd layout whose packed axis has `total` entries (the kept rank read back from a packed
 // value, for the rule of a truncated svd).
 PackedLayout svd_layout_of_total(const Shape& a, std::int64_t total);

@@ -272,6 +272,19 @@ BasicQR<TracedTensor> qr(const TracedTensor& a, QrOptions o, Loc where) {
   return {f[0], f[1]};
 }
 
+BasicLU<TracedTensor> lu(const TracedTensor& a, Loc where) {
+  const TracedTensor x = lapack_operand("lu", a, where);
+  linalg_detail::check_matrix("lu", "a", x.shape(), x.dtype(), where);
+  auto f = factor_nodes(
+      "linalg.lu", "", x, frontdoor::lu_layout(x.shape()),
+      [where](const Tensor& in, Engine& e) {
+        LU r = linalg::lu(in, e, where);
+        return std::vector<Tensor>{r.p, r.l, r.u};
+      },
+      ad::LuRule{}, where);
+  return {f[0], f[1], f[2]};
+}
+
 TracedTensor vector_norm(const TracedTensor& x, Loc where) { return vector_norm(x, VectorNormOptions{}, where); }
 TracedTensor vector_norm(const TracedTensor& x, const VectorNormOptions& o, Loc where) {
   return frontdoor::composite::vector_norm(lapack_operand("vector_norm", x, where), o, where);
