@@ -8,7 +8,7 @@
 //   auto x = linalg::solve(a, b, e);
 //
 // Numerical failures (a singular matrix in solve / inv / lu_solve, one that is not positive
-// definite in cholesky, no convergence in svd / eigh, a NaN or infinity in a matrix that is
+// definite in cholesky, no convergence in svd / eigh / eig, a NaN or infinity in a matrix that is
 // factorized) throw Error with kind LinAlgError and a detail naming the matrix of the batch and
 // LAPACK's info. Results with several parts are aggregates, so structured bindings work.
 #pragma once
@@ -81,6 +81,12 @@ struct EighOptions {
   std::optional<double> gap_epsilon = std::nullopt;
 };
 
+// eig: gap_epsilon (eager and traced) safeguards the eigenvector gradient's inverse gaps
+// 1 / (w_j - w_i) of the complex eigenvalues as EighOptions does, with eps = gap_epsilon * |w|.
+struct EigOptions {
+  std::optional<double> gap_epsilon = std::nullopt;
+};
+
 // pinv: singular values below rtol * the largest are treated as zero (default: max(m, n) *
 // the dtype's epsilon); hermitian: a is Hermitian, use its eigendecomposition.
 struct PinvOptions {
@@ -129,6 +135,12 @@ template <class T>
 struct BasicEigh {
   T eigenvalues, eigenvectors;  // ascending, real; the columns of eigenvectors
 };
+// eig: complex eigenvalues (in LAPACK's order, not sorted) and unit-norm right eigenvectors,
+// a v = v diag(w); complex for a real a too (C64 for F32, C128 for F64).
+template <class T>
+struct BasicEig {
+  T eigenvalues, eigenvectors;
+};
 template <class T>
 struct BasicLU {
   T p, l, u;  // a = p l u; l unit lower trapezoidal, u upper
@@ -174,6 +186,7 @@ struct BasicSVD {
 
 using QR = BasicQR<Tensor>;
 using Eigh = BasicEigh<Tensor>;
+using Eig = BasicEig<Tensor>;
 using LU = BasicLU<Tensor>;
 using LUFactor = BasicLUFactor<Tensor>;
 using Slogdet = BasicSlogdet<Tensor>;
@@ -199,6 +212,9 @@ Eigh eigh(const Tensor& a, Engine& engine, Loc where = Loc::current());
 Eigh eigh(const Tensor& a, EighOptions options, Engine& engine, Loc where = Loc::current());
 Tensor eigvalsh(const Tensor& a, Engine& engine, Loc where = Loc::current());
 Tensor eigvalsh(const Tensor& a, EighOptions options, Engine& engine, Loc where = Loc::current());
+Eig eig(const Tensor& a, Engine& engine, Loc where = Loc::current());
+Eig eig(const Tensor& a, EigOptions options, Engine& engine, Loc where = Loc::current());
+Tensor eigvals(const Tensor& a, Engine& engine, Loc where = Loc::current());
 LU lu(const Tensor& a, Engine& engine, Loc where = Loc::current());
 LUFactor lu_factor(const Tensor& a, Engine& engine, Loc where = Loc::current());
 Tensor lu_solve(const LUFactor& factor, const Tensor& b, Engine& engine, Loc where = Loc::current());
@@ -218,9 +234,9 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
 // ---- the eager and traced forms ----------------------------------------------------------------
 // Integers, Bool and half floats are promoted to the device's default float (a visible
 // convert), two operands to their join; every function here is differentiable, reverse and
-// forward (docs/linalg.md, "Autodiff"). Of the factorizations with several results, eigh, svd
-// (reduced or truncated), qr (m >= n) and lu (square) are differentiable; lu_factor and lu_solve
-// exist in the direct form only.
+// forward (docs/linalg.md, "Autodiff"). Of the factorizations with several results, eigh, eig,
+// svd (reduced or truncated), qr (m >= n), lu and lu_factor (square) are differentiable; the
+// pivots of lu_factor are a constant.
 // The traced svd takes max_rank but no cutoff, and the traced lstsq gives residuals whenever
 // m > n: a graph's shapes are known before it runs.
 #define TENSORA_LINALG_DIFFERENTIABLE(T)                                                         \
@@ -240,7 +256,12 @@ Tensor matrix_exp(const Tensor& a, Engine& engine, Loc where = Loc::current());
   BasicSVD<T> svd(const T& a, const SvdOptions& options, Loc where = Loc::current());            \
   BasicQR<T> qr(const T& a, Loc where = Loc::current());                                         \
   BasicQR<T> qr(const T& a, QrOptions options, Loc where = Loc::current());                      \
+  BasicEig<T> eig(const T& a, Loc where = Loc::current());                                       \
+  BasicEig<T> eig(const T& a, EigOptions options, Loc where = Loc::current());                  \
+  T eigvals(const T& a, Loc where = Loc::current());                                             \
   BasicLU<T> lu(const T& a, Loc where = Loc::current());                                         \
+  BasicLUFactor<T> lu_factor(const T& a, Loc where = Loc::current());                            \
+  T lu_solve(const BasicLUFactor<T>& factor, const T& b, Loc where = Loc::current());            \
   T pinv(const T& a, Loc where = Loc::current());                                                \
   T pinv(const T& a, PinvOptions options, Loc where = Loc::current());                           \
   BasicLstsq<T> lstsq(const T& a, const T& b, Loc where = Loc::current());                       \

@@ -1,5 +1,5 @@
-// The AD rules of the factorizations with several results: eigh, svd and qr. Each node's result
-// is the factors packed side by side (frontdoor/linalg_factors.hpp), so a rule sees all of them
+// The AD rules of the factorizations with several results (eigh, eig, svd, qr, lu, lu_factor)
+// and of lu_solve. Each factorization node's result is the factors packed side by side (frontdoor/linalg_factors.hpp), so a rule sees all of them
 // and all of their cotangents at once. docs/linalg.md, "Autodiff", has the formulas, the
 // safeguarded gaps and the gauge conventions.
 //
@@ -137,6 +137,61 @@ struct EighRule {
   template <class B, class V>
   V gaps(B& b, const V& w) const {
     return factor_rules::inverse_gaps(b, w, gap_epsilon.value_or(factor_rules::default_gap_epsilon(b.dtype(w))));
+  }
+};
+
+// a v = v diag(w) for a general a: complex w and v with unit-norm columns; a real a's cotangent
+// is the real part of the complex one. With P = v^{-1} da v: dw = diag(P) and
+// dv = v (F o P) - v Re diag(v^H v (F o P)) (the columns keep unit norm); the cotangent
+// ga = v^{-H} (diag(gw) + conj(F) o (v^H gv - v^H v Re diag(v^H gv))) v^H. F: the safeguarded
+// inverse gaps conj(d) / (|d|^2 + eps^2) of d = w_j - w_i, eps = gap_epsilon * |w|. The loss must
+// not depend on the phases of v's columns (Im diag(v^H gv) = 0): checked, as eigh's. PyTorch's
+// linalg_eig_backward and linalg_eig_jvp.
+struct EigRule {
+  std::optional<double> gap_epsilon;
+
+  template <class B, class V = typename B::Value>
+  void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool* needs) const {
+    using namespace factor_rules;
+    if (!needs[0]) return;
+    const auto layout = frontdoor::eig_layout(b.shape(a.in[0]));
+    const auto f = frontdoor::unpack(b, a.out, layout);
+    const auto gf = frontdoor::unpack(b, g, layout);
+    const V& v = f[1];
+    const V vh = mH(b, v);
+    V vhgv = b.matmul(vh, gf[1]);
+    vhgv = gauge_checked(b, "eig", vhgv, vhgv);
+    const V norm_part = linalg_rules::scale_columns(b, b.matmul(vh, v), linalg_rules::real_diagonal(b, vhgv));
+    const V off = b.binary(BinaryOp::Mul, b.conj(gaps(b, f[0])), b.binary(BinaryOp::Sub, vhgv, norm_part));
+    const V inner = b.binary(BinaryOp::Add, off, b.embed_diag(gf[0], 0));
+    const V ga = b.solve(vh, b.matmul(inner, vh));
+    gin[0] = is_complex(b.dtype(a.in[0])) ? ga : b.unary(UnaryOp::Real, ga);
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
+    using namespace factor_rules;
+    const auto layout = frontdoor::eig_layout(b.shape(a.in[0]));
+    const auto f = frontdoor::unpack(b, a.out, layout);
+    const V& v = f[1];
+    const V p = b.solve(v, b.matmul(b.cast(t[0], b.dtype(v)), v));
+    const V dw = b.diagonal(p, 0, -2, -1);
+    const V dv = b.matmul(v, b.binary(BinaryOp::Mul, gaps(b, f[0]), p));
+    const V norm_part = linalg_rules::scale_columns(b, v, linalg_rules::real_diagonal(b, b.matmul(mH(b, v), dv)));
+    return frontdoor::pack(b, layout, std::vector<V>{dw, b.binary(BinaryOp::Sub, dv, norm_part)}, b.dtype(a.out));
+  }
+
+ private:
+  // conj(d) / (|d|^2 + eps^2), d = w_j - w_i: zero on the diagonal and where w repeats.
+  template <class B, class V>
+  V gaps(B& b, const V& w) const {
+    using namespace factor_rules;
+    const DType real = real_dtype(b.dtype(w));
+    const double gap = gap_epsilon.value_or(default_gap_epsilon(real));
+    const V d = b.binary(BinaryOp::Sub, as_row(b, w), as_column(b, w));
+    const V abs2 = b.unary(UnaryOp::Real, b.binary(BinaryOp::Mul, d, b.conj(d)));
+    const V w2 = as_column(b, b.sum(b.unary(UnaryOp::Real, b.binary(BinaryOp::Mul, w, b.conj(w))), {-1}, true));
+    const V eps2 = b.binary(BinaryOp::Add, b.binary(BinaryOp::Mul, w2, Scalar(gap * gap)), Scalar(tiny(real)));
+    return b.binary(BinaryOp::Div, b.conj(d), b.cast(b.binary(BinaryOp::Add, abs2, eps2), b.dtype(w)));
   }
 };
 
@@ -287,46 +342,100 @@ struct QrRule {
   }
 };
 
-// a = p l u, square (l unit lower, u upper; p a permutation, piecewise constant: no gradient).
-// With C = l^-1 p^T da u^-1: dl = l tril(C, -1), du = triu(C) u; reverse
-// ga = p l^-H (tril(l^H gl, -1) + triu(gu u^H)) u^-H. A singular u has no u^-1: its gradient is
-// the LinAlgError of that triangular solve.
+// a = p l u (square a; l unit lower, u upper, p a permutation without gradient):
+// ga = p l^-H (tril(l^H gl, -1) + triu(gu u^H)) u^-H and, with C = l^-1 p^T da u^-1,
+// dl = l tril(C, -1), du = triu(C) u. de Hoog et al.; PyTorch's linalg_lu_backward. A singular u
+// has no u^-1: its gradient is the LinAlgError of that triangular solve. `packed`: the factors of
+// lu_factor, {p, lu} with lu = tril(l, -1) + u, whose cotangent splits the same way.
 struct LuRule {
+  bool packed = false;
+
   template <class B, class V = typename B::Value>
   void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool* needs) const {
     using factor_rules::mH;
     if (!needs[0]) return;
-    const auto layout = checked_layout(b, a);
-    const auto f = frontdoor::unpack(b, a.out, layout);
-    const auto gf = frontdoor::unpack(b, g, layout);
-    const V &p = f[0], &l = f[1], &u = f[2];
-    const V x = b.binary(BinaryOp::Add, b.tril(b.matmul(mH(b, l), gf[1]), -1), b.triu(b.matmul(gf[2], mH(b, u)), 0));
-    const V y = b.solve_triangular(mH(b, l), x, linalg::TriangularOptions{.upper = true, .left = true, .unit_diagonal = true});
-    gin[0] = b.matmul(p, b.solve_triangular(mH(b, u), y, linalg::TriangularOptions{.upper = false, .left = false}));
+    const auto f = factors(b, a);
+    const auto [gl, gu] = cotangents(b, a, g);
+    const V x = b.binary(BinaryOp::Add, b.tril(b.matmul(mH(b, f.l), gl), -1), b.triu(b.matmul(gu, mH(b, f.u)), 0));
+    const V y = b.solve_triangular(mH(b, f.l), x, linalg::TriangularOptions{.upper = true, .left = true, .unit_diagonal = true});
+    gin[0] = b.matmul(f.p, b.solve_triangular(mH(b, f.u), y, linalg::TriangularOptions{.upper = false, .left = false}));
   }
   template <class B, class V = typename B::Value>
   V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
     using factor_rules::mH;
-    const auto layout = checked_layout(b, a);
-    const auto f = frontdoor::unpack(b, a.out, layout);
-    const V &p = f[0], &l = f[1], &u = f[2];
-    const V y = b.solve_triangular(l, b.matmul(mH(b, p), t[0]),
+    const auto f = factors(b, a);
+    const V y = b.solve_triangular(f.l, b.matmul(mH(b, f.p), t[0]),
                                    linalg::TriangularOptions{.upper = false, .left = true, .unit_diagonal = true});
-    const V c = b.solve_triangular(u, y, linalg::TriangularOptions{.upper = true, .left = false});
-    const V dl = b.matmul(l, b.tril(c, -1));
-    const V du = b.matmul(b.triu(c, 0), u);
-    return frontdoor::pack(b, layout, std::vector<V>{b.zeros(b.shape(p), b.dtype(p)), dl, du}, b.dtype(a.out));
+    const V c = b.solve_triangular(f.u, y, linalg::TriangularOptions{.upper = true, .left = false});
+    const V dl = b.matmul(f.l, b.tril(c, -1));  // strictly lower
+    const V du = b.matmul(b.triu(c, 0), f.u);   // upper
+    const V dp = b.zeros(b.shape(f.p), b.dtype(f.p));
+    const std::vector<V> parts = packed ? std::vector<V>{dp, b.binary(BinaryOp::Add, dl, du)} : std::vector<V>{dp, dl, du};
+    return frontdoor::pack(b, layout(b, a), parts, b.dtype(a.out));
   }
 
  private:
+  template <class V>
+  struct Factors {
+    V p, l, u;
+  };
+
   template <class B, class V>
-  static frontdoor::PackedLayout checked_layout(B& b, const RuleArgs<V>& a) {
+  frontdoor::PackedLayout layout(B& b, const RuleArgs<V>& a) const {
     const Shape as = b.shape(a.in[0]);
     const std::int64_t m = as[as.size() - 2], n = as.back();
+    const char* op = packed ? "lu_factor" : "lu";
     if (m != n)
-      factor_rules::fail_not_differentiable(
-          "lu", "lu is differentiable for square matrices; this one is " + std::to_string(m) + " x " + std::to_string(n));
-    return frontdoor::lu_layout(as);
+      factor_rules::fail_not_differentiable(op, std::string(op) + " is differentiable for square matrices; this one is " +
+                                                    std::to_string(m) + " x " + std::to_string(n));
+    return packed ? frontdoor::lu_factor_layout(as) : frontdoor::lu_layout(as);
+  }
+  template <class B, class V>
+  Factors<V> factors(B& b, const RuleArgs<V>& a) const {
+    const auto f = frontdoor::unpack(b, a.out, layout(b, a));
+    if (!packed) return {f[0], f[1], f[2]};
+    const V l = b.binary(BinaryOp::Add, b.tril(f[1], -1), linalg_rules::eye_like(b, f[1]));
+    return {f[0], l, b.triu(f[1], 0)};
+  }
+  template <class B, class V>
+  std::pair<V, V> cotangents(B& b, const RuleArgs<V>& a, const V& g) const {
+    const auto gf = frontdoor::unpack(b, g, layout(b, a));
+    if (!packed) return {gf[1], gf[2]};
+    return {b.tril(gf[1], -1), b.triu(gf[1], 0)};
+  }
+};
+
+// x = a^-1 b from lu_factor's factors (inputs: lu, pivots, b, and p, the pivots' permutation
+// matrix; pivots and p carry no gradient), a = p l u with l = tril(lu, -1) + I, u = triu(lu).
+// gb = p l^-H u^-H gx and ga = -gb x^H, taken to lu: glu = tril(p^T ga u^H, -1) + triu(l^H p^T ga).
+// dx = u^-1 l^-1 (p^T db - (tril(dlu, -1) u + l triu(dlu)) x).
+struct LuSolveRule {
+  template <class B, class V = typename B::Value>
+  void vjp(B& b, const RuleArgs<V>& a, const V& g, std::span<V> gin, const bool* needs) const {
+    using factor_rules::mH;
+    if (!needs[0] && !needs[2]) return;
+    const V &lu = a.in[0], &p = a.in[3];
+    const V luh = mH(b, lu);  // u^H in its lower triangle, l^H (unit) in its upper
+    const V z = b.solve_triangular(luh, g, linalg::TriangularOptions{.upper = false});
+    const V gb = b.matmul(p, b.solve_triangular(luh, z, linalg::TriangularOptions{.upper = true, .unit_diagonal = true}));
+    if (needs[2]) gin[2] = sum_to(b, gb, b.shape(a.in[2]));
+    if (!needs[0]) return;
+    const V ptga = b.binary(BinaryOp::Mul, b.matmul(mH(b, p), b.matmul(gb, mH(b, a.out))), Scalar(-1.0));
+    const V l = b.binary(BinaryOp::Add, b.tril(lu, -1), linalg_rules::eye_like(b, lu));
+    const V glu = b.binary(BinaryOp::Add, b.tril(b.matmul(ptga, mH(b, b.triu(lu, 0))), -1), b.triu(b.matmul(mH(b, l), ptga), 0));
+    gin[0] = sum_to(b, glu, b.shape(lu));
+  }
+  template <class B, class V = typename B::Value>
+  V jvp(B& b, const RuleArgs<V>& a, std::span<const V> t) const {
+    using factor_rules::mH;
+    const V &lu = a.in[0], &p = a.in[3], &x = a.out;
+    const V l = b.binary(BinaryOp::Add, b.tril(lu, -1), linalg_rules::eye_like(b, lu));
+    const V dlu = t[0];
+    const V change = b.binary(BinaryOp::Add, b.matmul(b.tril(dlu, -1), b.matmul(b.triu(lu, 0), x)),
+                              b.matmul(l, b.matmul(b.triu(dlu, 0), x)));
+    const V w = b.binary(BinaryOp::Sub, b.matmul(mH(b, p), t[2]), change);
+    const V y = b.solve_triangular(lu, w, linalg::TriangularOptions{.upper = false, .unit_diagonal = true});
+    return b.solve_triangular(lu, y, linalg::TriangularOptions{.upper = true});
   }
 };
 

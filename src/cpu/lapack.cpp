@@ -20,10 +20,12 @@ using cf = std::complex<float>;
 using cd = std::complex<double>;
 using Len = std::size_t;  // a hidden CHARACTER length
 
-enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, kRoutines };
-// Base names; real and complex differ for the last three (orgqr/ungqr, syevd/heevd).
-constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr", "syevd", "gesdd"};
-constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr", "heevd", "gesdd"};
+enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, kRoutines };
+// Base names; real and complex differ for two (orgqr/ungqr, syevd/heevd).
+constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf",
+                                               "orgqr", "syevd", "gesdd", "geev"};
+constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf",
+                                                  "ungqr", "heevd", "gesdd", "geev"};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -216,6 +218,53 @@ int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* 
   return info;
 }
 
+template <class T>
+int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv) {
+  using R = Real<T>;
+  const char jobvl = 'N';  // no left eigenvectors: vl is a one-element dummy
+  const int one = 1;
+  int info = 0, lwork = -1;
+  T size{}, vl{};
+  if constexpr (std::is_same_v<T, R>) {
+    // Real: eigenvalues as wr + i wi, and a conjugate pair j, j+1 (wi[j] > 0) stored as the
+    // columns re = vr[:, j], im = vr[:, j + 1] of one real matrix.
+    using F = void (*)(const char*, const char*, const int*, T*, const int*, R*, R*, R*, const int*, R*, const int*,
+                       R*, const int*, int*, Len, Len);
+    std::vector<R> wr(static_cast<std::size_t>(n)), wi(static_cast<std::size_t>(n));
+    std::vector<R> vr(jobvr == 'V' ? static_cast<std::size_t>(n) * static_cast<std::size_t>(n) : 1);
+    const int ldvr = jobvr == 'V' ? n : 1;
+    routine<F, T>(Geev)(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), &vl, &one, vr.data(), &ldvr, &size,
+                        &lwork, &info, 1, 1);
+    lwork = query_size(size);
+    routine<F, T>(Geev)(&jobvl, &jobvr, &n, a, &lda, wr.data(), wi.data(), &vl, &one, vr.data(), &ldvr,
+                        workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info, 1, 1);
+    if (info != 0) return info;
+    for (int j = 0; j < n; ++j) w[j] = {wr[static_cast<std::size_t>(j)], wi[static_cast<std::size_t>(j)]};
+    if (jobvr != 'V') return 0;
+    const auto at = [&](int r, int c) { return vr[static_cast<std::size_t>(r + c * n)]; };
+    for (int j = 0; j < n; ++j) {
+      if (wi[static_cast<std::size_t>(j)] == 0) {
+        for (int r = 0; r < n; ++r) v[r + j * ldv] = {at(r, j), 0};
+      } else {
+        for (int r = 0; r < n; ++r) {
+          v[r + j * ldv] = {at(r, j), at(r, j + 1)};
+          v[r + (j + 1) * ldv] = {at(r, j), -at(r, j + 1)};
+        }
+        ++j;
+      }
+    }
+  } else {
+    using F = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, const int*, T*, const int*, T*,
+                       const int*, R*, int*, Len, Len);
+    R* rwork = workspace<R>(2 * static_cast<std::size_t>(n) + 1);
+    routine<F, T>(Geev)(&jobvl, &jobvr, &n, a, &lda, w, &vl, &one, v, &ldv, &size, &lwork, rwork, &info, 1, 1);
+    lwork = query_size(size);
+    routine<F, T>(Geev)(&jobvl, &jobvr, &n, a, &lda, w, &vl, &one, v, &ldv,
+                        workspace<T>(static_cast<std::size_t>(lwork)), &lwork, rwork, &info, 1, 1);
+  }
+  return info;
+}
+
 #define TENSORA_LAPACK_INSTANTIATE(T)                                                                   \
   template int potrf<T>(char, int, T*, int);                                                            \
   template int getrf<T>(int, int, T*, int, int*);                                                       \
@@ -224,7 +273,8 @@ int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* 
   template int geqrf<T>(int, int, T*, int, T*);                                                         \
   template int orgqr<T>(int, int, int, T*, int, const T*);                                              \
   template int heevd<T>(char, char, int, T*, int, Real<T>*);                                            \
-  template int gesdd<T>(char, int, int, T*, int, Real<T>*, T*, int, T*, int);
+  template int gesdd<T>(char, int, int, T*, int, Real<T>*, T*, int, T*, int);                          \
+  template int geev<T>(char, int, T*, int, std::complex<Real<T>>*, std::complex<Real<T>>*, int);
 TENSORA_LAPACK_INSTANTIATE(float)
 TENSORA_LAPACK_INSTANTIATE(double)
 TENSORA_LAPACK_INSTANTIATE(cf)

@@ -51,4 +51,9 @@ int heevd(char jobz, char uplo, int n, T* a, int lda, Real<T>* w);
 template <class T>
 int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* vt, int ldvt);
 
+// General eigendecomposition (geev), right eigenvectors when jobvr is 'V': w and v are complex
+// for every T (a real routine's conjugate pairs are unpacked here), v's columns of unit 2-norm.
+template <class T>
+int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv);
+
 }  // namespace tensora::cpu::lapack

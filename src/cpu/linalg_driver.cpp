@@ -156,6 +156,17 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       MatrixBatch(outs[2]).scatter(i, vt.data(), kv);
       return info;
     }
+    case Kind::Eig: {
+      using C = std::complex<R>;
+      std::vector<C> w(static_cast<std::size_t>(n)), v(call.vectors ? static_cast<std::size_t>(n * n) : 1);
+      const int info = n == 0 ? 0 : lapack::geev(call.vectors ? 'V' : 'N', in, buf.data(), ld, w.data(), v.data(), ld);
+      MatrixBatch(outs[0], 1).scatter(i, w.data(), n);
+      if (call.vectors) {
+        linalg_detail::gauge_columns(v.data(), n, n, n);
+        MatrixBatch(outs[1]).scatter(i, v.data(), n);
+      }
+      return info;
+    }
   }
   return 0;
 }

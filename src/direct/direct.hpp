@@ -28,4 +28,10 @@ Tensor axis_op(AxisOp op, const Tensor& x, std::int64_t axis, Engine& engine, So
 // The FFT primitive: `x` has the spec's input dtype and extents (fft_detail::lower gets it there).
 Tensor fft_transform(const Tensor& x, const fft_detail::Spec& spec, Engine& engine, SourceLocation where);
 
+// lu_factor's pivots (batch..., k; I32, 1-based row interchanges) as permutation matrices
+// (batch..., m, m) in `dtype`, with a = p l u. A pivot outside [1, m] is an InvalidArgument
+// naming "pivots" (in op `op`).
+Tensor lu_permutation(const char* op, const Tensor& pivots, std::int64_t m, DType dtype, Engine& engine,
+                      SourceLocation where);
+
 }  // namespace tensora::direct

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
+#include "direct/direct.hpp"
 #include "core/checks.hpp"
 #include "ops/lapack_dtypes.hpp"
 #include "ops/linalg_spec.hpp"
@@ -115,6 +116,14 @@ Tensor inverted_above(const Tensor& s, double rtol, Engine& e, Loc where) {
   const Tensor safe = select(keep, s, one.broadcast_to(s.shape(), where), e, where);
   return select(keep, one.broadcast_to(s.shape(), where).div(safe, e, where),
                 Tensor::zeros(s.shape(), {e.device(), s.dtype()}, where), e, where);
+}
+
+// LAPACK and lu_permutation read the pivots as given: one outside [1, m] would index past the
+// matrix.
+void check_pivots(const char* op, const std::vector<std::int32_t>& pivots, std::int64_t m, Loc where) {
+  for (std::int32_t p : pivots)
+    if (p < 1 || p > m)
+      check::fail_invalid(op, "pivot " + std::to_string(p) + " is outside [1, " + std::to_string(m) + "]", "pivots", where);
 }
 
 }  // namespace
@@ -244,6 +253,21 @@ Tensor eigvalsh(const Tensor& a, EighOptions o, Engine& e, Loc where) {
              where)[0];
 }
 
+Eig eig(const Tensor& a, Engine& e, Loc where) { return eig(a, EigOptions{}, e, where); }
+Eig eig(const Tensor& a, EigOptions, Engine& e, Loc where) {
+  check_one("eig", a, e, where, true);
+  const DType c = complex_dtype(a.dtype());
+  auto out = run("eig", {Kind::Eig}, {{joined(batch_of(a.shape()), {rows(a)}), c}, {a.shape(), c}}, {a}, e, where);
+  return {out[0], out[1]};
+}
+
+Tensor eigvals(const Tensor& a, Engine& e, Loc where) {
+  check_one("eigvals", a, e, where, true);
+  Call call{Kind::Eig};
+  call.vectors = false;
+  return run("eigvals", call, {{joined(batch_of(a.shape()), {rows(a)}), complex_dtype(a.dtype())}}, {a}, e, where)[0];
+}
+
 LUFactor lu_factor(const Tensor& a, Engine& e, Loc where) {
   check_one("lu_factor", a, e, where, false);
   auto f = lu_factors("lu_factor", a, e, where, true);
@@ -258,21 +282,7 @@ LU lu(const Tensor& a, Engine& e, Loc where) {
   const Tensor eye = Tensor::eye(m, k, {e.device(), a.dtype()}, where);
   Tensor l = f[0].slice(-1, 0, k, 1, where).tril(-1, e, where).add(eye, e, where);
   Tensor u = f[0].slice(-2, 0, k, 1, where).triu(0, e, where);
-  // p from the interchanges: row i of p^T a is row perm[i] of a, so p[perm[i], i] = 1.
-  const std::vector<std::int32_t> pivots = f[1].to_vec<std::int32_t>(where);
-  const std::int64_t count = k == 0 ? numel(batch) : static_cast<std::int64_t>(pivots.size()) / k;
-  std::vector<double> p(static_cast<std::size_t>(count * m * m), 0.0);
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(m));
-  for (std::int64_t j = 0; j < count; ++j) {
-    for (std::int64_t i = 0; i < m; ++i) perm[static_cast<std::size_t>(i)] = i;
-    for (std::int64_t i = 0; i < k; ++i)
-      std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(pivots[static_cast<std::size_t>(j + i * count)] - 1)]);
-    // Column-major (batch..., m, m): element (j, r, c) at j + count * (r + m * c).
-    for (std::int64_t i = 0; i < m; ++i) p[static_cast<std::size_t>(j + count * (perm[static_cast<std::size_t>(i)] + m * i))] = 1.0;
-  }
-  Tensor pm = Tensor::from_vec_col_major(joined(batch, {m, m}), std::move(p), {e.device(), DType::F64}, where)
-                  .cast(a.dtype(), e, where);
-  return {pm, l, u};
+  return {direct::lu_permutation("lu", f[1], m, a.dtype(), e, where), l, u};
 }
 
 Tensor lu_solve(const LUFactor& f, const Tensor& b, Engine& e, Loc where) {
@@ -285,11 +295,7 @@ Tensor lu_solve(const LUFactor& f, const Tensor& b, Engine& e, Loc where) {
   if (f.pivots.shape() != want)
     check::fail_shape(op, "pivots must have the shape of lu without its last axis", want, f.pivots.shape(), where);
   auto [rhs, vector] = right_hand_side(op, f.lu, b, e, where);
-  // LAPACK reads the pivots as given: one out of range would index past the matrix.
-  const std::vector<std::int32_t> piv = f.pivots.to_vec<std::int32_t>(where);
-  for (std::int32_t p : piv)
-    if (p < 1 || p > rows(f.lu))
-      check::fail_invalid(op, "pivot " + std::to_string(p) + " is outside [1, " + std::to_string(rows(f.lu)) + "]", "pivots", where);
+  check_pivots(op, f.pivots.to_vec<std::int32_t>(where), rows(f.lu), where);
   // A singular factor: U has an exact zero on its diagonal.
   const std::vector<std::int32_t> zero =
       f.lu.diagonal(0, -2, -1, where)
@@ -492,3 +498,27 @@ Tensor matrix_exp(const Tensor& a, Engine& e, Loc where) {
 }
 
 }  // namespace tensora::linalg
+
+namespace tensora::direct {
+
+Tensor lu_permutation(const char* op, const Tensor& pivots, std::int64_t m, DType dtype, Engine& e, SourceLocation where) {
+  const Shape batch(pivots.shape().begin(), pivots.shape().end() - 1);
+  const std::int64_t k = pivots.shape().back();
+  const std::vector<std::int32_t> piv = pivots.to_vec<std::int32_t>(where);
+  linalg::check_pivots(op, piv, m, where);
+  // Row i of p^T a is row perm[i] of a, so p[perm[i], i] = 1.
+  const std::int64_t count = numel(batch);
+  std::vector<double> p(static_cast<std::size_t>(count * m * m), 0.0);
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < count; ++j) {
+    for (std::int64_t i = 0; i < m; ++i) perm[static_cast<std::size_t>(i)] = i;
+    for (std::int64_t i = 0; i < k; ++i)
+      std::swap(perm[static_cast<std::size_t>(i)], perm[static_cast<std::size_t>(piv[static_cast<std::size_t>(j + i * count)] - 1)]);
+    // Column-major (batch..., m, m): element (j, r, c) at j + count * (r + m * c).
+    for (std::int64_t i = 0; i < m; ++i) p[static_cast<std::size_t>(j + count * (perm[static_cast<std::size_t>(i)] + m * i))] = 1.0;
+  }
+  return Tensor::from_vec_col_major(linalg_detail::with_tail(batch, {m, m}), std::move(p), {e.device(), DType::F64}, where)
+      .cast(dtype, e, where);
+}
+
+}  // namespace tensora::direct

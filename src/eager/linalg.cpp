@@ -4,6 +4,7 @@
 // one-column matrix by recorded reshapes, so the rules only see matrices.
 #include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
+#include "direct/direct.hpp"
 #include "eager/session_support.hpp"
 #include "frontdoor/linalg_composites.hpp"
 #include "frontdoor/linalg_factors.hpp"
@@ -51,7 +52,8 @@ struct RecordedViews {
 template <class Rule>
 std::vector<EagerTensor> record_factors(Rule rule, const EagerTensor& a, const frontdoor::PackedLayout& layout,
                                         const std::vector<Tensor>& factors, Engine& e, Loc where) {
-  const EagerTensor packed = record1(std::move(rule), a, frontdoor::pack(layout, factors, a.dtype(), e));
+  const EagerTensor packed =
+      record1(std::move(rule), a, frontdoor::pack(layout, factors, layout.packed_dtype(a.dtype()), e));
   RecordedViews views{where};
   return frontdoor::unpack(views, packed, layout);
 }
@@ -122,6 +124,18 @@ BasicEigh<EagerTensor> eigh(const EagerTensor& a, EighOptions o, Loc where) {
   return {f[0], f[1]};
 }
 
+BasicEig<EagerTensor> eig(const EagerTensor& a, Loc where) { return eig(a, EigOptions{}, where); }
+BasicEig<EagerTensor> eig(const EagerTensor& a, EigOptions o, Loc where) {
+  auto [s, x] = lapack_operand("eig", a, where);
+  Eig r = linalg::eig(x.value(), o, s.engine(), where);
+  auto f = record_factors(ad::EigRule{o.gap_epsilon}, x, frontdoor::eig_layout(x.shape()),
+                          {r.eigenvalues, r.eigenvectors}, s.engine(), where);
+  return {f[0], f[1]};
+}
+
+// The eigenvectors come along: the eigenvalues' rule needs them.
+EagerTensor eigvals(const EagerTensor& a, Loc where) { return eig(a, where).eigenvalues; }
+
 BasicSVD<EagerTensor> svd(const EagerTensor& a, Loc where) { return svd(a, SvdOptions{}, where); }
 BasicSVD<EagerTensor> svd(const EagerTensor& a, const SvdOptions& o, Loc where) {
   auto [s, x] = lapack_operand("svd", a, where);
@@ -149,6 +163,31 @@ BasicLU<EagerTensor> lu(const EagerTensor& a, Loc where) {
   LU r = linalg::lu(x.value(), s.engine(), where);
   auto f = record_factors(ad::LuRule{}, x, frontdoor::lu_layout(x.shape()), {r.p, r.l, r.u}, s.engine(), where);
   return {f[0], f[1], f[2]};
+}
+
+BasicLUFactor<EagerTensor> lu_factor(const EagerTensor& a, Loc where) {
+  auto [s, x] = lapack_operand("lu_factor", a, where);
+  LUFactor f = linalg::lu_factor(x.value(), s.engine(), where);
+  // The node packs p beside lu: the rule needs it, and the pivots are no tensor of a float dtype.
+  const Tensor p = direct::lu_permutation("lu_factor", f.pivots, x.shape()[x.shape().size() - 2], x.dtype(),
+                                          s.engine(), where);
+  auto parts = record_factors(ad::LuRule{.packed = true}, x, frontdoor::lu_factor_layout(x.shape()), {p, f.lu},
+                              s.engine(), where);
+  return {parts[1], constant_node(std::move(f.pivots))};
+}
+
+EagerTensor lu_solve(const BasicLUFactor<EagerTensor>& f, const EagerTensor& b, Loc where) {
+  EagerSession& s = active_session("lu_solve", where);
+  check_inputs("lu_solve", s.engine(), {&f.pivots}, where);
+  auto [lu, pb] = prepare2(s, "lu_solve", f.lu, b, where);
+  const bool vector = linalg_detail::vector_rhs(lu.shape(), pb.shape());
+  const EagerTensor m = vector ? pb.unsqueeze(-1, where) : pb;
+  // The direct form checks and solves; the rule reads the permutation matrix of the pivots.
+  Tensor out = linalg::lu_solve(LUFactor{lu.value(), f.pivots.value()}, m.value(), s.engine(), where);
+  const EagerTensor p = constant_node(direct::lu_permutation("lu_solve", f.pivots.value(), lu.shape().back(),
+                                                             lu.dtype(), s.engine(), where));
+  EagerTensor x = record(ad::LuSolveRule{}, std::array<const EagerTensor*, 4>{&lu, &f.pivots, &m, &p}, std::move(out));
+  return vector ? x.squeeze({-1}, where) : x;
 }
 
 EagerTensor vector_norm(const EagerTensor& x, Loc where) { return vector_norm(x, VectorNormOptions{}, where); }

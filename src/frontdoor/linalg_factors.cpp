@@ -15,6 +15,11 @@ PackedLayout eigh_layout(const Shape& a) {
   return {batch_of(a), {{{n}, true}, {{n, n}, false}}};
 }
 
+PackedLayout eig_layout(const Shape& a) {
+  const std::int64_t n = a.back();
+  return {batch_of(a), {{{n}, false}, {{n, n}, false}}, true};
+}
+
 PackedLayout svd_layout(const Shape& a, std::int64_t ku, std::int64_t k, std::int64_t kv) {
   const std::int64_t m = a[a.size() - 2], n = a.back();
   return {batch_of(a), {{{m, ku}, false}, {{k}, true}, {{kv, n}, false}}};
@@ -34,6 +39,11 @@ PackedLayout qr_layout(const Shape& a, std::int64_t kq) {
 PackedLayout lu_layout(const Shape& a) {
   const std::int64_t m = a[a.size() - 2], n = a.back(), k = std::min(m, n);
   return {batch_of(a), {{{m, m}, false}, {{m, k}, false}, {{k, n}, false}}};
+}
+
+PackedLayout lu_factor_layout(const Shape& a) {
+  const std::int64_t m = a[a.size() - 2], n = a.back();
+  return {batch_of(a), {{{m, m}, false}, {{m, n}, false}}};
 }
 
 Tensor pack(const PackedLayout& layout, const std::vector<Tensor>& factors, DType dtype, Engine& engine) {

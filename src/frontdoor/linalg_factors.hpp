@@ -30,6 +30,10 @@ struct PackedPart {
 struct PackedLayout {
   Shape batch;
   std::vector<PackedPart> parts;
+  bool complex = false;  // the factors are complex for a real a too (eig)
+
+  // The dtype of the packed value of a factorization of an `a` of dtype `a`.
+  DType packed_dtype(DType a) const { return complex ? complex_dtype(a) : a; }
 
   std::int64_t size(std::size_t i) const {
     std::int64_t s = 1;
@@ -55,14 +59,18 @@ struct PackedLayout {
 
 // The layouts of the differentiable factorizations of an (..., m, n) matrix a.
 //   eigh: {w (n, real), v (n x n)}
+//   eig:  {w (n), v (n x n)}, both complex (the packed value is complex for a real a too)
 //   svd:  {u (m x k), s (k, real), vh (k x n)}; k is the kept rank (min(m, n) untruncated; m and
 //         n for u and vh with full_matrices)
 //   qr:   {q (m x kq), r (kq x n)}; kq = min(m, n), m when complete
 //   lu:   {p (m x m), l (m x k), u (k x n)}; k = min(m, n)
+//   lu_factor: {p (m x m), lu (m x n)}: lu_factor's packed lu, with p for the rule
 PackedLayout eigh_layout(const Shape& a);
+PackedLayout eig_layout(const Shape& a);
 PackedLayout svd_layout(const Shape& a, std::int64_t ku, std::int64_t k, std::int64_t kv);
 PackedLayout qr_layout(const Shape& a, std::int64_t kq);
 PackedLayout lu_layout(const Shape& a);
+PackedLayout lu_factor_layout(const Shape& a);
 // The svd layout whose packed axis has `total` entries (the kept rank read back from a packed
 // value, for the rule of a truncated svd).
 PackedLayout svd_layout_of_total(const Shape& a, std::int64_t total);

@@ -6,6 +6,7 @@
 #include "ad/factorization_rules.hpp"
 #include "ad/linalg_rules.hpp"
 #include "core/checks.hpp"
+#include "direct/direct.hpp"
 #include "frontdoor/linalg_composites.hpp"
 #include "frontdoor/linalg_factors.hpp"
 #include "graph/graph_builder.hpp"
@@ -117,8 +118,8 @@ template <class Rule, class Factor>
 std::vector<TracedTensor> factor_nodes(const char* op, std::string attrs, const TracedTensor& x,
                                        const frontdoor::PackedLayout& layout, Factor factor, Rule rule, Loc where) {
   const TracedTensor packed =
-      node(op, std::move(attrs), {&x}, x.dtype(), layout.packed_shape(),
-           [layout, factor, dtype = x.dtype()](std::span<const Tensor> in, Engine& e) {
+      node(op, std::move(attrs), {&x}, layout.packed_dtype(x.dtype()), layout.packed_shape(),
+           [layout, factor, dtype = layout.packed_dtype(x.dtype())](std::span<const Tensor> in, Engine& e) {
              return frontdoor::pack(layout, factor(in[0], e), dtype, e);
            },
            rule_of(std::move(rule)), where);
@@ -218,6 +219,67 @@ BasicEigh<TracedTensor> eigh(const TracedTensor& a, EighOptions o, Loc where) {
       },
       ad::EighRule{o.upper, o.gap_epsilon}, where);
   return {f[0], f[1]};
+}
+
+BasicEig<TracedTensor> eig(const TracedTensor& a, Loc where) { return eig(a, EigOptions{}, where); }
+BasicEig<TracedTensor> eig(const TracedTensor& a, EigOptions o, Loc where) {
+  const TracedTensor x = lapack_operand("eig", a, where);
+  linalg_detail::check_square("eig", "a", x.shape(), x.dtype(), where);
+  auto f = factor_nodes(
+      "linalg.eig", "", x, frontdoor::eig_layout(x.shape()),
+      [o, where](const Tensor& in, Engine& e) {
+        Eig r = linalg::eig(in, o, e, where);
+        return std::vector<Tensor>{r.eigenvalues, r.eigenvectors};
+      },
+      ad::EigRule{o.gap_epsilon}, where);
+  return {f[0], f[1]};
+}
+
+// The eigenvectors come along: the eigenvalues' rule needs them.
+TracedTensor eigvals(const TracedTensor& a, Loc where) { return eig(a, where).eigenvalues; }
+
+BasicLUFactor<TracedTensor> lu_factor(const TracedTensor& a, Loc where) {
+  const TracedTensor x = lapack_operand("lu_factor", a, where);
+  linalg_detail::check_matrix("lu_factor", "a", x.shape(), x.dtype(), where);
+  const std::int64_t m = x.shape()[x.shape().size() - 2], k = std::min(m, x.shape().back());
+  // The node packs p beside lu for the rule; the pivots are a node of their own, without a rule.
+  auto f = factor_nodes(
+      "linalg.lu_factor", "", x, frontdoor::lu_factor_layout(x.shape()),
+      [m, where](const Tensor& in, Engine& e) {
+        LUFactor r = linalg::lu_factor(in, e, where);
+        return std::vector<Tensor>{direct::lu_permutation("lu_factor", r.pivots, m, in.dtype(), e, where), r.lu};
+      },
+      ad::LuRule{.packed = true}, where);
+  TracedTensor pivots = node("linalg.lu_pivots", "", {&x}, DType::I32, joined(batch_of(x.shape()), {k}),
+                             [where](std::span<const Tensor> in, Engine& e) { return linalg::lu_factor(in[0], e, where).pivots; },
+                             nullptr, where);
+  return {f[1], pivots};
+}
+
+TracedTensor lu_solve(const BasicLUFactor<TracedTensor>& f, const TracedTensor& b, Loc where) {
+  const char* op = "lu_solve";
+  check_operands(op, {&f.pivots}, where);
+  auto [lu, pb] = prepare2(op, f.lu, b, where);
+  linalg_detail::check_square(op, "lu", lu.shape(), lu.dtype(), where);
+  const Shape want = joined(batch_of(lu.shape()), {lu.shape().back()});
+  if (f.pivots.dtype() != DType::I32) check::fail_dtype_mismatch(op, DType::I32, f.pivots.dtype(), where);
+  if (f.pivots.shape() != want)
+    check::fail_shape(op, "pivots must have the shape of lu without its last axis", want, f.pivots.shape(), where);
+  const bool vector = linalg_detail::vector_rhs(lu.shape(), pb.shape());
+  const TracedTensor m = vector ? pb.unsqueeze(-1, where) : pb;
+  const Shape shape = solve_shape(op, lu, m, true, where);
+  const std::int64_t n = lu.shape().back();
+  const TracedTensor p = node("linalg.lu_permutation", "", {&f.pivots}, lu.dtype(), lu.shape(),
+                              [n, dtype = lu.dtype(), where](std::span<const Tensor> in, Engine& e) {
+                                return direct::lu_permutation("lu_solve", in[0], n, dtype, e, where);
+                              },
+                              nullptr, where);
+  TracedTensor x = node("linalg.lu_solve", "", {&lu, &f.pivots, &m, &p}, lu.dtype(), shape,
+                        [where](std::span<const Tensor> in, Engine& e) {
+                          return linalg::lu_solve(LUFactor{in[0], in[1]}, in[2], e, where);
+                        },
+                        rule_of(ad::LuSolveRule{}), where);
+  return vector ? x.squeeze({-1}, where) : x;
 }
 
 BasicSVD<TracedTensor> svd(const TracedTensor& a, Loc where) { return svd(a, SvdOptions{}, where); }

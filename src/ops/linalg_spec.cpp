@@ -102,7 +102,8 @@ std::string problem(Kind kind, std::int64_t info) {
     case Kind::LuFactor:
     case Kind::LuSolve: return "is singular (U(" + i + ", " + i + ") of its LU factorization is exactly zero)";
     case Kind::Eigh: return "did not converge (LAPACK info " + i + ")";
-    case Kind::Svd: return "did not converge (LAPACK info " + i + ")";
+    case Kind::Svd:
+    case Kind::Eig: return "did not converge (LAPACK info " + i + ")";
     case Kind::Qr: return "failed (LAPACK info " + i + ")";
   }
   return "failed (LAPACK info " + i + ")";

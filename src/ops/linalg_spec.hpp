@@ -40,7 +40,12 @@ namespace tensora::linalg_detail {
 //                                          (m if complete), kv = k (n if complete); s
 //                                          descending; u's columns gauged as v above, vh's rows
 //                                          to match. info: no convergence.
-enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Qr, Eigh, Svd };
+//   Eig              {a}                -> {w (n, complex), v (n x n, complex)} or {w}: the
+//                                          eigenvalues of a general matrix in LAPACK's order
+//                                          (not sorted) and unit-norm right eigenvectors,
+//                                          gauged as Eigh's. Outputs are complex for a real a.
+//                                          info: no convergence.
+enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Qr, Eigh, Svd, Eig };
 
 // op(a) in the solves.
 enum class Trans : std::uint8_t { None, Transpose, Adjoint };
@@ -50,13 +55,13 @@ struct Call {
   bool upper = false;          // Cholesky, TriangularSolve, Eigh
   bool unit_diagonal = false;  // TriangularSolve
   Trans trans = Trans::None;   // TriangularSolve, LuSolve
-  bool vectors = true;         // Qr, Eigh, Svd
+  bool vectors = true;         // Qr, Eigh, Svd, Eig
   bool complete = false;       // Qr, Svd
 };
 
 // The first matrix of the batch (column-major batch order) that failed: LAPACK's info > 0, or
 // a NaN / infinity found in a matrix before it was factorized (Cholesky, LuFactor, Qr, Eigh,
-// Svd never see one: LAPACK may loop or return garbage on them).
+// Svd, Eig never see one: LAPACK may loop or return garbage on them).
 struct Failure {
   std::int64_t batch = 0;
   std::int64_t info = 0;

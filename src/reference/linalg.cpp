@@ -435,6 +435,146 @@ bool hestenes_svd(Dense<V> g, std::int64_t cols, Dense<V>& left, std::vector<L>&
   return converged;
 }
 
+// The general eigenproblem in complex working precision: Householder reduction to Hessenberg
+// form, the single-shift QR algorithm (Wilkinson shifts, Givens rotations) to the complex Schur
+// form t = q^H a q, then t's eigenvectors by back substitution, taken back by q and scaled to
+// unit norm. w in Schur order. False without convergence.
+using CL = std::complex<L>;
+
+// The rotation g = [[c, s], [-conj(s), c]] (c real) with g [x; y] = [r; 0].
+struct Givens {
+  L c;
+  CL s;
+};
+Givens givens(CL x, CL y) {
+  const L ax = std::abs(x), rho = std::hypot(ax, std::abs(y));
+  if (rho == 0) return {1, 0};
+  if (ax == 0) return {0, 1};
+  return {ax / rho, (x / ax) * std::conj(y) / rho};
+}
+// Rows k, k+1 of h, columns [from, to) <- g times them.
+void rotate_rows_from(Dense<CL>& h, std::int64_t k, const Givens& g, std::int64_t from, std::int64_t to) {
+  for (std::int64_t j = from; j < to; ++j) {
+    const CL a = h(k, j), b = h(k + 1, j);
+    h(k, j) = g.c * a + g.s * b;
+    h(k + 1, j) = -std::conj(g.s) * a + g.c * b;
+  }
+}
+// Columns k, k+1 of h, rows [0, to) <- them times g^H.
+void rotate_columns_to(Dense<CL>& h, std::int64_t k, const Givens& g, std::int64_t to) {
+  for (std::int64_t i = 0; i < to; ++i) {
+    const CL a = h(i, k), b = h(i, k + 1);
+    h(i, k) = a * g.c + b * std::conj(g.s);
+    h(i, k + 1) = -a * g.s + b * g.c;
+  }
+}
+
+void hessenberg(Dense<CL>& h, Dense<CL>& q) {
+  const std::int64_t n = h.rows;
+  for (std::int64_t k = 0; k + 2 < n; ++k) {
+    std::vector<CL> v(static_cast<std::size_t>(n - k - 1));
+    L norm2 = 0;
+    for (std::int64_t i = k + 1; i < n; ++i) norm2 += std::norm(v[static_cast<std::size_t>(i - k - 1)] = h(i, k));
+    if (norm2 == 0) continue;
+    const CL alpha = -linalg_detail::phase_of(v[0]) * std::sqrt(norm2);
+    v[0] -= alpha;
+    L vnorm2 = 0;
+    for (const CL& x : v) vnorm2 += std::norm(x);
+    if (vnorm2 == 0) continue;
+    const auto at = [&](std::int64_t i) { return v[static_cast<std::size_t>(i - k - 1)]; };
+    // h <- (I - 2 v v^H / |v|^2) h (I - 2 v v^H / |v|^2); q <- q (I - ...).
+    for (std::int64_t j = 0; j < n; ++j) {
+      CL d = 0;
+      for (std::int64_t i = k + 1; i < n; ++i) d += std::conj(at(i)) * h(i, j);
+      d *= L(2) / vnorm2;
+      for (std::int64_t i = k + 1; i < n; ++i) h(i, j) -= at(i) * d;
+    }
+    for (Dense<CL>* m : {&h, &q})
+      for (std::int64_t i = 0; i < n; ++i) {
+        CL d = 0;
+        for (std::int64_t j = k + 1; j < n; ++j) d += (*m)(i, j) * at(j);
+        d *= L(2) / vnorm2;
+        for (std::int64_t j = k + 1; j < n; ++j) (*m)(i, j) -= d * std::conj(at(j));
+      }
+    for (std::int64_t i = k + 2; i < n; ++i) h(i, k) = 0;
+  }
+}
+
+bool schur_eig(Dense<CL> h, std::vector<CL>& w, Dense<CL>* vectors) {
+  const std::int64_t n = h.rows;
+  Dense<CL> q = identity<CL>(n, n);
+  hessenberg(h, q);
+  std::int64_t hi = n - 1, iterations = 0;
+  while (hi > 0) {
+    std::int64_t l = hi;
+    for (; l > 0; --l) {
+      const L scale = std::abs(h(l - 1, l - 1)) + std::abs(h(l, l));
+      if (std::abs(h(l, l - 1)) <= kEps * scale || std::abs(h(l, l - 1)) < std::numeric_limits<L>::min()) {
+        h(l, l - 1) = 0;
+        break;
+      }
+    }
+    if (l == hi) {  // h(hi, hi) is an eigenvalue
+      --hi;
+      iterations = 0;
+      continue;
+    }
+    if (++iterations > 30 * std::max<std::int64_t>(n, 10)) return false;
+    // Wilkinson's shift: the eigenvalue of the trailing 2 x 2 closer to its last entry; an
+    // exceptional one now and then, against the cycles a fixed rule can fall into.
+    const CL a = h(hi - 1, hi - 1), b = h(hi - 1, hi), c = h(hi, hi - 1), d = h(hi, hi);
+    CL mu;
+    if (iterations % 11 == 10) {
+      mu = d + CL(std::abs(c) * L(0.75), 0);
+    } else {
+      const CL half = (a - d) / L(2), root = std::sqrt(half * half + b * c);
+      const CL m1 = d - b * c / (half + root), m2 = d - b * c / (half - root);
+      const bool finite1 = std::isfinite(std::abs(m1)), finite2 = std::isfinite(std::abs(m2));
+      mu = !finite1 ? m2 : !finite2 ? m1 : std::abs(m1 - d) <= std::abs(m2 - d) ? m1 : m2;
+      if (!std::isfinite(std::abs(mu))) mu = d;
+    }
+    // One implicit QR step on rows and columns l..hi (the bulge chase).
+    for (std::int64_t k = l; k < hi; ++k) {
+      const Givens g = k == l ? givens(h(l, l) - mu, h(l + 1, l)) : givens(h(k, k - 1), h(k + 1, k - 1));
+      rotate_rows_from(h, k, g, k == l ? l : k - 1, n);
+      rotate_columns_to(h, k, g, std::min(k + 3, hi + 1));
+      rotate_columns_to(q, k, g, n);
+      if (k > l) h(k + 1, k - 1) = 0;  // what the rotation was chosen to make exactly
+    }
+  }
+  w.resize(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) w[static_cast<std::size_t>(i)] = h(i, i);
+  if (vectors == nullptr) return true;
+  // t y = w_k y with y_k = 1 below k zero; a zero difference of eigenvalues is nudged, as LAPACK's
+  // trevc does, so repeated eigenvalues still give finite vectors.
+  L tnorm = 0;
+  for (const CL& x : h.data) tnorm = std::max(tnorm, std::abs(x));
+  const L small = std::max(kEps * tnorm, std::numeric_limits<L>::min());
+  Dense<CL>& v = *vectors;
+  v = Dense<CL>(n, n);
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::vector<CL> y(static_cast<std::size_t>(n), CL(0));
+    y[static_cast<std::size_t>(k)] = 1;
+    for (std::int64_t i = k - 1; i >= 0; --i) {
+      CL sum = 0;
+      for (std::int64_t j = i + 1; j <= k; ++j) sum += h(i, j) * y[static_cast<std::size_t>(j)];
+      CL diff = h(i, i) - h(k, k);
+      if (std::abs(diff) < small) diff = small;
+      y[static_cast<std::size_t>(i)] = -sum / diff;
+    }
+    L norm2 = 0;
+    for (std::int64_t r = 0; r < n; ++r) {
+      CL x = 0;
+      for (std::int64_t j = 0; j <= k; ++j) x += q(r, j) * y[static_cast<std::size_t>(j)];
+      v(r, k) = x;
+      norm2 += std::norm(x);
+    }
+    const L norm = std::sqrt(norm2);
+    for (std::int64_t r = 0; r < n; ++r) v(r, k) /= norm;
+  }
+  return true;
+}
+
 // ---- one matrix of the batch per kind: load, compute, round, gauge, store ----------------
 
 template <class T>
@@ -541,6 +681,24 @@ std::int64_t svd_matrix(const Call& call, const Dense<Work<T>>& a, std::span<con
   return converged ? 0 : 1;
 }
 
+template <class T>
+std::int64_t eig_matrix(const Call& call, const Dense<Work<T>>& a, std::span<const Tensor> outs, std::int64_t i) {
+  using C = std::complex<Real<T>>;
+  const std::int64_t n = a.rows;
+  Dense<CL> h(n, n);
+  for (std::size_t e = 0; e < h.data.size(); ++e) h.data[e] = CL(a.data[e]);
+  std::vector<CL> w;
+  Dense<CL> v(0, 0);
+  if (!schur_eig(std::move(h), w, call.vectors ? &v : nullptr)) return 1;
+  store_vector<C>(outs[0], i, w);
+  if (call.vectors) {
+    std::vector<C> vv = rounded<C>(v);
+    linalg_detail::gauge_columns(vv.data(), n, n, n);
+    store(outs[1], i, vv, n);
+  }
+  return 0;
+}
+
 // Matrix i: LAPACK's info (0 on success), or a failure for a non-finite input.
 template <class T>
 Status one_matrix(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i) {
@@ -556,6 +714,7 @@ Status one_matrix(const Call& call, std::span<const Tensor> outs, std::span<cons
     case Kind::Qr: qr_matrix<T>(call, a, outs, i); break;
     case Kind::Eigh: info = eigh_matrix<T>(call, a, outs, i); break;
     case Kind::Svd: info = svd_matrix<T>(call, a, outs, i); break;
+    case Kind::Eig: info = eig_matrix<T>(call, a, outs, i); break;
   }
   if (info != 0) return Failure{i, info, false};
   return std::nullopt;
