@@ -11,6 +11,7 @@
 #include "backend/matrix_batch.hpp"
 #include "core/checks.hpp"
 #include "cpu/lapack.hpp"
+#include "cpu/small_linalg.hpp"
 #include "ops/linalg_gauge.hpp"
 
 namespace tensora::cpu {
@@ -171,6 +172,13 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
   return 0;
 }
 
+// Keeps the failure of the lowest batch index.
+void keep_first(Status& first, const Status& s, std::mutex& mutex) {
+  if (!s) return;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!first || s->batch < first->batch) first = s;
+}
+
 template <class T>
 Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, Engine& engine) {
   const MatrixBatch a(ins[0]);
@@ -178,14 +186,22 @@ Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tenso
   const std::int64_t work = std::max<std::int64_t>(1, m * n * std::max(m, n));
   std::mutex mutex;
   Status first;
+  if (small_linalg::handles(call, ins[0].dtype(), m, n)) {
+    // Groups of small matrices; a task takes whole groups, so every split groups alike.
+    const std::int64_t group = small_linalg::kGroup, groups = (count + group - 1) / group;
+    engine.parallel_for(groups, std::max<std::int64_t>(1, kFlopsPerTask / (work * group)),
+                        [&](std::int64_t begin, std::int64_t end) {
+                          keep_first(first, small_linalg::run(call, outs, ins, begin * group, std::min(end * group, count)),
+                                     mutex);
+                        });
+    return first;
+  }
   engine.parallel_for(count, std::max<std::int64_t>(1, kFlopsPerTask / work), [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       const int info = solve_one<T>(call, outs, ins, i);
       if (info == 0) continue;
       // info < 0 from LAPACK is an argument this driver got wrong, never the user's input.
-      const Failure f{i, info > 0 ? info : 0, info == -1};
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!first || i < first->batch) first = f;
+      keep_first(first, Failure{i, info > 0 ? info : 0, info == -1}, mutex);
     }
   });
   return first;

@@ -1,0 +1,140 @@
+// The CPU backend's batched small-matrix kernels (src/cpu/small_linalg.cpp): every order 1..8 in
+// F32 and F64 against the reference engine (the same pivots, factors and eigenpairs to rounding), partial
+// groups, strided and broadcast batches, failures named at the right matrix, the same bits on
+// every instruction set and thread count.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu/gemm_kernels.hpp"
+#include "tensora/tensora.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+namespace ta = tensora;
+namespace la = tensora::linalg;
+using ta::DType;
+using ta::Shape;
+using ta::Tensor;
+using tensora_test::expect_error;
+
+ta::CpuEngine& e() {
+  static ta::CpuEngine engine = ta::CpuEngine::serial();
+  return engine;
+}
+
+ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
+double tol(DType d) { return d == DType::F32 ? 2e-4 : 1e-11; }
+
+Tensor random(Shape shape, DType d, std::uint64_t seed) {
+  return Tensor::uniform(std::move(shape), seed, opts(DType::F64), -1.0, 1.0).cast(d, e());
+}
+std::vector<double> values(const Tensor& t) { return t.cast(DType::F64, e()).to_vec<double>(); }
+double max_diff(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  const auto x = values(a), y = values(b);
+  double d = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
+  return d;
+}
+// x x^T + n I: symmetric positive definite.
+Tensor spd(Shape shape, DType d, std::uint64_t seed) {
+  const Tensor x = random(shape, d, seed);
+  const std::int64_t n = shape.back();
+  return x.matmul(x.transpose(-2, -1), e()).add(Tensor::eye(n, opts(d)).mul(ta::Scalar(static_cast<double>(n)), e()), e());
+}
+
+TEST(SmallLinalg, EveryOrderAgainstTheReferenceEngine) {
+  ta::ReferenceEngine ref;
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n = 1; n <= 8; ++n) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      // 37 matrices: two full groups of 16 and a partial one.
+      const Tensor a = random({37, n, n}, d, static_cast<std::uint64_t>(n)), b = random({37, n, 3}, d, 100 + n);
+      const la::LUFactor fc = la::lu_factor(a, e()), fr = la::lu_factor(a, ref);
+      EXPECT_EQ(fc.pivots.to_vec<std::int32_t>(), fr.pivots.to_vec<std::int32_t>());
+      EXPECT_LT(max_diff(fc.lu, fr.lu), tol(d) * 100);
+      const Tensor x = la::solve(a, b, e());
+      EXPECT_LT(max_diff(a.matmul(x, e()), b), tol(d) * 100);
+      EXPECT_LT(max_diff(la::det(a, e()), la::det(a, ref)), tol(d) * 10);
+      EXPECT_LT(max_diff(la::inv(a, e()).matmul(a, e()), Tensor::eye(n, opts(d)).broadcast_to({37, n, n})), tol(d) * 100);
+      const Tensor p = spd({37, n, n}, d, 200 + n);
+      EXPECT_LT(max_diff(la::cholesky(p, e()), la::cholesky(p, ref)), tol(d) * 10);
+      EXPECT_LT(max_diff(la::cholesky(p, {.upper = true}, e()), la::cholesky(p, {.upper = true}, ref)), tol(d) * 10);
+      // eigh (Jacobi across the lanes): the same ascending values and gauged vectors.
+      const Tensor h = a.add(a.transpose(-2, -1), e());
+      const la::Eigh hc = la::eigh(h, e()), hr = la::eigh(h, ref);
+      EXPECT_LT(max_diff(hc.eigenvalues, hr.eigenvalues), tol(d) * 10);
+      EXPECT_LT(max_diff(hc.eigenvectors, hr.eigenvectors), tol(d) * 1000);
+      const Tensor rebuilt = hc.eigenvectors.mul(hc.eigenvalues.unsqueeze(-2), e()).matmul(hc.eigenvectors.transpose(-2, -1), e());
+      EXPECT_LT(max_diff(rebuilt, h), tol(d) * 100);
+      // One triangle is read: garbage in the other changes nothing.
+      const Tensor upper_only = h.triu(0, e()).add(random({37, n, n}, d, 300 + n).tril(-1, e()), e());
+      EXPECT_EQ(values(la::eigvalsh(upper_only, {.upper = true}, e())), values(la::eigvalsh(h, e())));
+    }
+}
+
+TEST(SmallLinalg, StridedAndBroadcastBatches) {
+  // The batch on a slow axis (a transposed view) and a broadcast operand.
+  const Tensor a = random({3, 3, 40}, DType::F64, 1).permute({2, 0, 1});
+  const Tensor ac = a.duplicate();
+  EXPECT_EQ(values(la::lu_factor(a, e()).lu), values(la::lu_factor(ac, e()).lu));
+  const Tensor single = random({3, 3}, DType::F64, 2).add(Tensor::eye(3, opts(DType::F64)).mul(ta::Scalar(3.0), e()), e());
+  const Tensor b = random({21, 3}, DType::F64, 3);
+  const Tensor x = la::solve(single, b.unsqueeze(-1), e());
+  EXPECT_EQ(x.shape(), (Shape{21, 3, 1}));
+  EXPECT_LT(max_diff(single.matmul(x, e()), b.unsqueeze(-1)), 1e-13);
+}
+
+TEST(SmallLinalg, FailuresNameTheFirstFailingMatrix) {
+  // Matrix 21 (in the second group of 16) is singular, matrix 30 too: the error names 21.
+  std::vector<double> v = random({40, 3, 3}, DType::F64, 4).to_vec<double>();
+  for (std::int64_t i : {21, 30})
+    for (std::int64_t c = 0; c < 3; ++c) v[static_cast<std::size_t>(i + 40 * (2 + 3 * c))] = 0;  // a zero row
+  const Tensor a = Tensor::from_vec_col_major({40, 3, 3}, v);
+  auto err = expect_error([&] { la::inv(a, e()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{21}));
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 3);
+  // det of a singular matrix is 0, not an error.
+  EXPECT_EQ(values(la::det(a, e()))[21], 0.0);
+  // Not positive definite: the leading minor LAPACK would name.
+  std::vector<double> p = spd({20, 4, 4}, DType::F64, 5).to_vec<double>();
+  p[static_cast<std::size_t>(17 + 20 * (2 + 4 * 2))] = -1;  // matrix 17, entry (2, 2)
+  err = expect_error([&] { la::cholesky(Tensor::from_vec_col_major({20, 4, 4}, p), e()); });
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{17}));
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 3);
+  EXPECT_EQ(std::string(err.message()), "matrix 17 of the batch is not positive definite (leading minor 3 is not positive)");
+  // A NaN is refused before anything is factorized.
+  v = random({20, 2, 2}, DType::F64, 6).to_vec<double>();
+  v[static_cast<std::size_t>(19)] = std::nan("");
+  err = expect_error([&] { la::solve(Tensor::from_vec_col_major({20, 2, 2}, v), random({20, 2}, DType::F64, 7), e()); });
+  EXPECT_TRUE(std::get<ta::LinAlgFailure>(err.detail()).non_finite);
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{19}));
+}
+
+TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
+  const Tensor a = random({1000, 5, 5}, DType::F64, 8), b = random({1000, 5, 2}, DType::F64, 9);
+  const Tensor p = spd({1000, 3, 3}, DType::F32, 10);
+  const auto x = values(la::solve(a, b, e()));
+  const auto l = values(la::cholesky(p, e()));
+  const auto v = values(la::eigh(p, e()).eigenvectors);
+  auto p3 = ta::CpuEngine::parallel(3);
+  EXPECT_EQ(values(la::solve(a, b, p3)), x);
+  EXPECT_EQ(values(la::cholesky(p, p3)), l);
+  EXPECT_EQ(values(la::eigh(p, p3).eigenvectors), v);
+  for (const char* isa : {"avx2", "baseline"}) {
+    if (!ta::cpu::gemm::force_kernel_isa(isa)) continue;
+    SCOPED_TRACE(isa);
+    EXPECT_EQ(values(la::solve(a, b, e())), x);
+    EXPECT_EQ(values(la::cholesky(p, e())), l);
+    EXPECT_EQ(values(la::eigh(p, e()).eigenvectors), v);
+  }
+  ta::cpu::gemm::force_kernel_isa("");
+}
+
+}  // namespace
