@@ -5,11 +5,11 @@
 
 #include <cmath>
 #include <complex>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "tensora/tensora.hpp"
+#include "test_linalg_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -22,40 +22,20 @@ using ta::Tensor;
 using tensora_test::expect_error;
 using cd = std::complex<double>;
 
-ta::CpuEngine& e() {
-  static ta::CpuEngine engine = ta::CpuEngine::serial();
-  return engine;
-}
+using linalg_test::e;
+using linalg_test::kDTypes;
+using linalg_test::max_diff;
+using linalg_test::opts;
+using linalg_test::random;
+using linalg_test::values;
+
 ta::CpuEngine& parallel3() {
   static ta::CpuEngine engine = ta::CpuEngine::parallel(3);
   return engine;
 }
 
-ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
-
-const DType kDTypes[] = {DType::F32, DType::F64, DType::C64, DType::C128};
-
 // A tolerance for products of factors of small, well-conditioned matrices.
-double tol(DType d) { return d == DType::F32 || d == DType::C64 ? 2e-4 : 1e-11; }
-
-Tensor random(Shape shape, DType dtype, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  const std::int64_t n = ta::numel(shape);
-  std::vector<cd> v(static_cast<std::size_t>(n));
-  for (auto& x : v) x = ta::is_complex(dtype) ? cd(u(rng), u(rng)) : cd(u(rng), 0);
-  return Tensor::from_vec_col_major(shape, v).cast(dtype, e());
-}
-
-std::vector<cd> values(const Tensor& t) { return t.cast(DType::C128, e()).to_vec<cd>(); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const auto x = values(a), y = values(b);
-  double d = 0;
-  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
-  return d;
-}
+double tol(DType d) { return linalg_test::single(d) ? 2e-4 : 1e-11; }
 
 Tensor adj(const Tensor& x) { return x.transpose(-2, -1).conj(e()); }
 Tensor mm(const Tensor& a, const Tensor& b) { return a.matmul(b, e()); }

@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "tensora/tensora.hpp"
 #include "test_eager_check.hpp"
+#include "test_linalg_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -34,33 +34,14 @@ using tensora_test::expect_error;
 using Args = std::vector<EagerTensor>;
 using cd = std::complex<double>;
 
-ta::CpuEngine& e() {
-  static ta::CpuEngine engine = ta::CpuEngine::serial();
-  return engine;
-}
+using linalg_test::e;
+using linalg_test::kDTypes;
+using linalg_test::max_diff;
+using linalg_test::random;
+using linalg_test::single;
+using linalg_test::values;
 
-const DType kDTypes[] = {DType::F32, DType::F64, DType::C64, DType::C128};
-
-bool single(DType d) { return d == DType::F32 || d == DType::C64; }
 double tol(DType d) { return single(d) ? 1e-4 : 1e-11; }
-
-Tensor random(Shape shape, DType dtype, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<cd> v(static_cast<std::size_t>(ta::numel(shape)));
-  for (auto& x : v) x = ta::is_complex(dtype) ? cd(u(rng), u(rng)) : cd(u(rng), 0);
-  return Tensor::from_vec_col_major(shape, v).cast(dtype, e());
-}
-
-std::vector<cd> values(const Tensor& t) { return t.cast(DType::C128, e()).to_vec<cd>(); }
-
-double max_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const auto x = values(a), y = values(b);
-  double d = 0;
-  for (std::size_t i = 0; i < x.size() && i < y.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
-  return d;
-}
 
 // |a v - v diag(w)|, the largest entry.
 double residual(const Tensor& a, const la::Eig& r) {

@@ -11,6 +11,7 @@
 
 #include "cpu/gemm_kernels.hpp"
 #include "tensora/tensora.hpp"
+#include "test_linalg_support.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -22,25 +23,14 @@ using ta::Shape;
 using ta::Tensor;
 using tensora_test::expect_error;
 
-ta::CpuEngine& e() {
-  static ta::CpuEngine engine = ta::CpuEngine::serial();
-  return engine;
-}
+using linalg_test::e;
+using linalg_test::max_diff;
+using linalg_test::opts;
+using linalg_test::random;
+using linalg_test::values;
 
-ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
 double tol(DType d) { return d == DType::F32 ? 2e-4 : 1e-11; }
 
-Tensor random(Shape shape, DType d, std::uint64_t seed) {
-  return Tensor::uniform(std::move(shape), seed, opts(DType::F64), -1.0, 1.0).cast(d, e());
-}
-std::vector<double> values(const Tensor& t) { return t.cast(DType::F64, e()).to_vec<double>(); }
-double max_diff(const Tensor& a, const Tensor& b) {
-  EXPECT_EQ(a.shape(), b.shape());
-  const auto x = values(a), y = values(b);
-  double d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) d = std::max(d, std::abs(x[i] - y[i]));
-  return d;
-}
 // x x^T + n I: symmetric positive definite.
 Tensor spd(Shape shape, DType d, std::uint64_t seed) {
   const Tensor x = random(shape, d, seed);
