@@ -28,6 +28,17 @@ class MatrixBatch {
   std::int64_t count() const { return count_; }
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
+  // Element strides within a matrix.
+  std::int64_t row_stride() const { return row_stride_; }
+  std::int64_t col_stride() const { return col_stride_; }
+
+  // The element distance between matrices i and i + 1 for every i in [first, first + count)
+  // when they lie on one run of the first batch axis (equally spaced), else 0.
+  std::int64_t step(std::int64_t first, std::int64_t count) const {
+    if (batch_axes_ == 0) return 0;
+    const std::int64_t extent = t_->shape()[0];
+    return first % extent + count <= extent ? t_->strides()[0] : 0;
+  }
 
   // The first element of matrix i (column-major order over the batch axes).
   char* matrix(std::int64_t i) const {

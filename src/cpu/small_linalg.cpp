@@ -1,9 +1,10 @@
-// Small-matrix kernels: kGroup matrices at a time, each element of a group one vector of
-// kGroup lanes (a GCC vector type of that many elements, which the compiler splits into the
-// instruction set's registers). The algorithms are LAPACK's unblocked ones (getf2, getrs,
-// potf2) and cyclic Jacobi for eigh, written once over a lane vector; where LAPACK branches per matrix (the pivot row, a
-// zero pivot, a failing minor), the lanes select. Instantiated for AVX-512, AVX2 and baseline
-// x86-64, picked with the GEMM kernels' choice (gemm::kernel_isa).
+// Small-matrix kernels: as many matrices at a time as a vector register has lanes (8 F64 on
+// AVX-512), each element of those matrices one vector, one matrix per lane (GCC vector types of
+// the register's width, so selects stay single instructions). The algorithms are LAPACK's
+// unblocked ones (getf2, getrs, potf2) and cyclic Jacobi for eigh, written once over a lane
+// vector; where LAPACK branches per matrix (the pivot row, a zero pivot, a failing minor), the
+// lanes select. Instantiated for AVX-512, AVX2 and baseline x86-64, picked with the GEMM
+// kernels' choice (gemm::kernel_isa).
 #include "cpu/small_linalg.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include "backend/matrix_batch.hpp"
 #include "cpu/gemm_kernels.hpp"
@@ -31,23 +33,27 @@ using linalg_detail::Kind;
 using linalg_detail::Status;
 using linalg_detail::Trans;
 
-constexpr int G = static_cast<int>(kGroup);
 constexpr std::int64_t kMax = kMaxOrder;
 
-template <class T>
+// A lane vector: VB bytes, the instruction set's register width, so every operation (selects
+// included) maps to one instruction; kLanes matrices per vector.
+template <class T, int VB>
 struct Lanes {
-  typedef T V __attribute__((vector_size(G * sizeof(T))));
+  typedef T V __attribute__((vector_size(VB)));
 };
-template <class T>
-using Vec = typename Lanes<T>::V;
+template <class T, int VB>
+using Vec = typename Lanes<T, VB>::V;
+template <class T, int VB>
+constexpr int kLanes = VB / static_cast<int>(sizeof(T));
+static_assert(kGroup % kLanes<float, 64> == 0, "a group is whole lane vectors on every instruction set");
 
-template <class T>
-TENSORA_KERNEL_INLINE Vec<T> splat(T x) {
-  return Vec<T>{} + x;
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Vec<T, VB> splat(T x) {
+  return Vec<T, VB>{} + x;
 }
-template <class T>
-TENSORA_KERNEL_INLINE Vec<T> abs_of(Vec<T> x) {
-  return x < splat<T>(0) ? -x : x;
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Vec<T, VB> abs_of(Vec<T, VB> x) {
+  return x < splat<T, VB>(0) ? -x : x;
 }
 
 // ---- the algorithms, on n x n lane matrices (column-major, element (r, c) at r + c * n) ----
@@ -55,22 +61,22 @@ TENSORA_KERNEL_INLINE Vec<T> abs_of(Vec<T> x) {
 // getf2: a = p l u in place (l unit lower below the diagonal, u on and above it); piv the
 // 1-based row interchanges; info the first exactly zero pivot (0: none), the factorization
 // going on past it as LAPACK's does.
-template <class T, int N>
-TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T>* a, Vec<T>* piv, Vec<T>& info) {
-  using W = Vec<T>;
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* piv, Vec<T, VB>& info) {
+  using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
   for (std::int64_t k = 0; k < n; ++k) {
     // The first row of largest modulus (LAPACK's i?amax).
-    W best = abs_of<T>(a[k + k * n]), p = splat<T>(static_cast<T>(k));
+    W best = abs_of<T, VB>(a[k + k * n]), p = splat<T, VB>(static_cast<T>(k));
     for (std::int64_t r = k + 1; r < n; ++r) {
-      const W x = abs_of<T>(a[r + k * n]);
+      const W x = abs_of<T, VB>(a[r + k * n]);
       const auto larger = x > best;
       best = larger ? x : best;
-      p = larger ? splat<T>(static_cast<T>(r)) : p;
+      p = larger ? splat<T, VB>(static_cast<T>(r)) : p;
     }
     piv[k] = p + static_cast<T>(1);
     for (std::int64_t r = k + 1; r < n; ++r) {
-      const auto swap = p == splat<T>(static_cast<T>(r));
+      const auto swap = p == splat<T, VB>(static_cast<T>(r));
       for (std::int64_t c = 0; c < n; ++c) {
         const W x = a[k + c * n], y = a[r + c * n];
         a[k + c * n] = swap ? y : x;
@@ -78,10 +84,10 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T>* a, Vec<T>* piv, Ve
       }
     }
     const W pivot = a[k + k * n];
-    const auto zero = pivot == splat<T>(0);
-    info = (info == splat<T>(0)) & zero ? splat<T>(static_cast<T>(k + 1)) : info;
+    const auto zero = pivot == splat<T, VB>(0);
+    info = (info == splat<T, VB>(0)) & zero ? splat<T, VB>(static_cast<T>(k + 1)) : info;
     // A zero pivot is the column's largest entry: the column below it is zero and stays so.
-    const W divisor = zero ? splat<T>(1) : pivot;
+    const W divisor = zero ? splat<T, VB>(1) : pivot;
     for (std::int64_t r = k + 1; r < n; ++r) a[r + k * n] /= divisor;
     for (std::int64_t c = k + 1; c < n; ++c)
       for (std::int64_t r = k + 1; r < n; ++r) a[r + c * n] -= a[r + k * n] * a[k + c * n];
@@ -89,14 +95,14 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T>* a, Vec<T>* piv, Ve
 }
 
 // getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots.
-template <class T, int N>
-TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T>* lu, const Vec<T>* piv, Vec<T>* b,
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const Vec<T, VB>* piv, Vec<T, VB>* b,
                                     std::int64_t cols) {
-  using W = Vec<T>;
+  using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
   for (std::int64_t k = 0; k < n; ++k)
     for (std::int64_t r = k + 1; r < n; ++r) {
-      const auto swap = piv[k] == splat<T>(static_cast<T>(r + 1));
+      const auto swap = piv[k] == splat<T, VB>(static_cast<T>(r + 1));
       for (std::int64_t j = 0; j < cols; ++j) {
         const W x = b[k + j * n], y = b[r + j * n];
         b[k + j * n] = swap ? y : x;
@@ -117,18 +123,18 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T>* lu, const Vec
 // potf2 (lower): a = l l^T in place in the lower triangle; info the order of the first leading
 // minor that is not positive (0: none). A failing lane goes on with a unit pivot; its result is
 // discarded by the caller, as LAPACK stops there.
-template <class T, int N>
-TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T>* a, Vec<T>& info) {
-  using W = Vec<T>;
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& info) {
+  using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
   for (std::int64_t j = 0; j < n; ++j) {
     W d = a[j + j * n];
     for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
-    const auto bad = ~(d > splat<T>(0));  // NaN fails too
-    info = (info == splat<T>(0)) & bad ? splat<T>(static_cast<T>(j + 1)) : info;
-    d = bad ? splat<T>(1) : d;
+    const auto bad = ~(d > splat<T, VB>(0));  // NaN fails too
+    info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
+    d = bad ? splat<T, VB>(1) : d;
     W root = d;
-    for (int l = 0; l < G; ++l) root[l] = std::sqrt(d[l]);
+    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(d[l]);
     a[j + j * n] = root;
     for (std::int64_t i = j + 1; i < n; ++i) {
       W s = a[i + j * n];
@@ -142,18 +148,18 @@ TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T>* a, Vec<T>& info) {
 // eigenvectors with their largest-modulus entry (the first of equals) positive, as every
 // backend gauges them. Sweeps until every lane's off-diagonal mass is below eps^2 of its norm;
 // info 1 for a lane still above it after kSweeps sweeps (syevd's "no convergence").
-template <class T, int N>
-TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T>* a, Vec<T>* w, Vec<T>* v, bool vectors, Vec<T>& info) {
-  using W = Vec<T>;
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* w, Vec<T, VB>* v, bool vectors, Vec<T, VB>& info) {
+  using W = Vec<T, VB>;
   constexpr int kSweeps = 60;
   const std::int64_t n = N != 0 ? N : n_;
   const T eps = std::numeric_limits<T>::epsilon();
-  W norm2 = splat<T>(0);
+  W norm2 = splat<T, VB>(0);
   for (std::int64_t e = 0; e < n * n; ++e) norm2 += a[e] * a[e];
   for (std::int64_t c = 0; c < n; ++c)
-    for (std::int64_t r = 0; r < n; ++r) v[r + c * n] = splat<T>(r == c ? 1 : 0);
+    for (std::int64_t r = 0; r < n; ++r) v[r + c * n] = splat<T, VB>(r == c ? 1 : 0);
   const auto off_mass = [&] {
-    W off = splat<T>(0);
+    W off = splat<T, VB>(0);
     for (std::int64_t c = 0; c < n; ++c)
       for (std::int64_t r = 0; r < n; ++r)
         if (r != c) off += a[r + c * n] * a[r + c * n];
@@ -161,24 +167,26 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T>* a, Vec<T>* w, Ve
   };
   bool converged = false;
   for (int sweep = 0; sweep < kSweeps && !converged; ++sweep) {
+    // A lane that has converged rotates no more (its rotations become exact identities), so a
+    // matrix's result does not depend on the matrices that share its vector.
     const auto done = off_mass() <= norm2 * (eps * eps);
     converged = true;
-    for (int l = 0; l < G; ++l) converged = converged && done[l] != 0;
+    for (int l = 0; l < kLanes<T, VB>; ++l) converged = converged && done[l] != 0;
     if (converged) break;
     for (std::int64_t p = 0; p < n; ++p)
       for (std::int64_t q = p + 1; q < n; ++q) {
         const W apq = a[p + q * n];
-        const auto zero = apq == splat<T>(0);
+        const auto zero = (apq == splat<T, VB>(0)) | done;
         // The rotation that zeroes a(p, q): t = tan, the smaller root (Golub and Van Loan 8.5.2).
-        const W theta = (a[q + q * n] - a[p + p * n]) / (splat<T>(2) * (zero ? splat<T>(1) : apq));
-        W root = theta * theta + splat<T>(1);
-        for (int l = 0; l < G; ++l) root[l] = std::sqrt(root[l]);
-        const W at = abs_of<T>(theta);
-        W t = splat<T>(1) / (at + root);
-        t = theta < splat<T>(0) ? -t : t;
-        t = zero ? splat<T>(0) : t;
-        W c = t * t + splat<T>(1);
-        for (int l = 0; l < G; ++l) c[l] = T(1) / std::sqrt(c[l]);
+        const W theta = (a[q + q * n] - a[p + p * n]) / (splat<T, VB>(2) * (zero ? splat<T, VB>(1) : apq));
+        W root = theta * theta + splat<T, VB>(1);
+        for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
+        const W at = abs_of<T, VB>(theta);
+        W t = splat<T, VB>(1) / (at + root);
+        t = theta < splat<T, VB>(0) ? -t : t;
+        t = zero ? splat<T, VB>(0) : t;
+        W c = t * t + splat<T, VB>(1);
+        for (int l = 0; l < kLanes<T, VB>; ++l) c[l] = T(1) / std::sqrt(c[l]);
         const W sn = t * c;
         for (std::int64_t k = 0; k < n; ++k) {  // columns p, q
           const W x = a[k + p * n], y = a[k + q * n];
@@ -190,7 +198,8 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T>* a, Vec<T>* w, Ve
           a[p + k * n] = c * x - sn * y;
           a[q + k * n] = sn * x + c * y;
         }
-        a[p + q * n] = a[q + p * n] = splat<T>(0);  // what the rotation was chosen to make exactly
+        // What the rotation was chosen to make exactly (a converged lane keeps its entry).
+        a[p + q * n] = a[q + p * n] = done ? apq : splat<T, VB>(0);
         if (vectors)
           for (std::int64_t k = 0; k < n; ++k) {
             const W x = v[k + p * n], y = v[k + q * n];
@@ -200,7 +209,7 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T>* a, Vec<T>* w, Ve
       }
   }
   const auto done = off_mass() <= norm2 * (eps * eps);
-  info = done ? info : splat<T>(1);
+  info = done ? info : splat<T, VB>(1);
   for (std::int64_t i = 0; i < n; ++i) w[i] = a[i + i * n];
   // Ascending, stable: adjacent compare-swaps (a bubble sort), the vectors moving along.
   for (std::int64_t pass = 0; pass + 1 < n; ++pass)
@@ -218,119 +227,160 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T>* a, Vec<T>* w, Ve
     }
   if (!vectors) return;
   for (std::int64_t j = 0; j < n; ++j) {  // the gauge
-    W best = abs_of<T>(v[j * n]), value = v[j * n];
+    W best = abs_of<T, VB>(v[j * n]), value = v[j * n];
     for (std::int64_t k = 1; k < n; ++k) {
       const W x = v[k + j * n];
-      const auto larger = abs_of<T>(x) > best;
-      best = larger ? abs_of<T>(x) : best;
+      const auto larger = abs_of<T, VB>(x) > best;
+      best = larger ? abs_of<T, VB>(x) : best;
       value = larger ? x : value;
     }
-    const W sign = value < splat<T>(0) ? splat<T>(-1) : splat<T>(1);
+    const W sign = value < splat<T, VB>(0) ? splat<T, VB>(-1) : splat<T, VB>(1);
     for (std::int64_t k = 0; k < n; ++k) v[k + j * n] *= sign;
   }
 }
 
 // ---- one group: gather, compute, scatter ------------------------------------------------
 
-template <class T>
-bool finite(const T* p, std::int64_t count) {
-  for (std::int64_t i = 0; i < count; ++i)
-    if (!std::isfinite(p[i])) return false;
-  return true;
-}
+// The first element of each lane's matrix (matrices first + l, l < count).
+template <class E>
+struct LanePointers {
+  E* p[kGroup];       // p[0] only when equally spaced
+  std::int64_t step;  // equally spaced: lane l's matrix at p[0] + l * step, else 0
 
-// Lane buffer <- matrix first + l of `batch` (rows x cols) for l < count; the other lanes get
-// `pad` (an identity keeps them from failing). `transpose`: the lane holds the matrix's transpose.
-template <class T, class E>
-void gather(const MatrixBatch& batch, std::int64_t first, int count, Vec<T>* lanes, E* dense, bool transpose,
-            const T* pad, bool* all_finite) {
-  const std::int64_t rows = batch.rows(), cols = batch.cols(), size = rows * cols;
-  for (int l = 0; l < G; ++l) {
-    if (l < count) {
-      batch.gather(first + l, dense, rows);
-      if (all_finite != nullptr) all_finite[l] = finite(dense, size);
-    }
-    for (std::int64_t c = 0; c < cols; ++c)
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const std::int64_t e = r + c * rows;
-        lanes[transpose ? c + r * cols : e][l] = l < count ? static_cast<T>(dense[e]) : pad[e];
+  LanePointers(const MatrixBatch& batch, std::int64_t first, int count) : step(batch.step(first, count)) {
+    for (int l = 0; l < (step != 0 ? 1 : count); ++l) p[l] = reinterpret_cast<E*>(batch.matrix(first + l));
+  }
+};
+
+// Lane buffer <- matrices first + l of `batch` (rows x cols, elements E) for l < count; the other
+// lanes get `pad` (an identity keeps them from failing). `transpose`: lanes hold the transposes.
+// The batch fastest (tensora's column-major layout) makes each element a contiguous load.
+template <class T, int VB, class E>
+TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, int count, Vec<T, VB>* lanes,
+                                  bool transpose, const T* pad, std::int64_t col0 = 0, std::int64_t ncols = -1) {
+  const LanePointers<const E> from(batch, first, count);
+  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols, rs = batch.row_stride(),
+                     cs = batch.col_stride();
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      Vec<T, VB>& dst = lanes[transpose ? c + r * cols : r + c * rows];
+      const std::int64_t at = r * rs + (col0 + c) * cs;
+      if constexpr (std::is_same_v<T, E>) {
+        if (from.step == 1 && count == kLanes<T, VB>) {
+          std::memcpy(&dst, from.p[0] + at, sizeof dst);
+          continue;
+        }
       }
-  }
+      for (int l = 0; l < count; ++l) dst[l] = static_cast<T>(from.step != 0 ? from.p[0][at + l * from.step] : from.p[l][at]);
+      for (int l = count; l < kLanes<T, VB>; ++l) dst[l] = pad[r + c * rows];
+    }
 }
 
-// Matrix first + l of `batch` <- lane l, for l < count.
-template <class T, class E>
-void scatter(const MatrixBatch& batch, std::int64_t first, int count, const Vec<T>* lanes, E* dense, bool transpose) {
-  const std::int64_t rows = batch.rows(), cols = batch.cols();
-  for (int l = 0; l < count; ++l) {
-    for (std::int64_t c = 0; c < cols; ++c)
-      for (std::int64_t r = 0; r < rows; ++r)
-        dense[r + c * rows] = static_cast<E>(lanes[transpose ? c + r * cols : r + c * rows][l]);
-    batch.scatter(first + l, dense, rows);
-  }
+// Matrices first + l of `batch` <- lane l, for l < count.
+template <class T, int VB, class E>
+TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first, int count, const Vec<T, VB>* lanes,
+                                   bool transpose, std::int64_t col0 = 0, std::int64_t ncols = -1) {
+  const LanePointers<E> to(batch, first, count);
+  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols, rs = batch.row_stride(),
+                     cs = batch.col_stride();
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const Vec<T, VB>& src = lanes[transpose ? c + r * cols : r + c * rows];
+      const std::int64_t at = r * rs + (col0 + c) * cs;
+      if constexpr (std::is_same_v<T, E>) {
+        if (to.step == 1 && count == kLanes<T, VB>) {
+          std::memcpy(to.p[0] + at, &src, sizeof src);
+          continue;
+        }
+      }
+      for (int l = 0; l < count; ++l) (to.step != 0 ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
+    }
 }
 
-template <class T, int N>
-TENSORA_KERNEL_INLINE Status group(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
-                                   std::int64_t first, int count) {
-  using W = Vec<T>;
-  const MatrixBatch a(ins[0]);
+// Whether each lane's `size` entries are all finite (x - x is 0 exactly for finite x).
+template <class T, int VB>
+TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, bool* ok) {
+  auto finite = (a[0] - a[0]) == splat<T, VB>(0);
+  for (std::int64_t e = 1; e < size; ++e) finite &= (a[e] - a[e]) == splat<T, VB>(0);
+  for (int l = 0; l < kLanes<T, VB>; ++l) ok[l] = finite[l] != 0;
+}
+
+// The operands' matrix views, made once per range in baseline code: called from the kernels'
+// AVX-512 code, MatrixBatch's out-of-line constructor paid a transition stall per group.
+struct Batches {
+  MatrixBatch a;       // the matrices (lu for LuSolve)
+  MatrixBatch out;     // the result (eigenvalues for Eigh: one column)
+  MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
+  MatrixBatch rhs;     // LuSolve's right-hand sides
+
+  Batches(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins)
+      : a(ins[0]),
+        out(outs[0], call.kind == Kind::Eigh ? 1 : 2),
+        second(call.kind == Kind::LuFactor                    ? MatrixBatch(outs[1], 1)
+               : call.kind == Kind::LuSolve                   ? MatrixBatch(ins[1], 1)
+               : call.kind == Kind::Eigh && call.vectors      ? MatrixBatch(outs[1])
+                                                              : MatrixBatch(ins[0])),
+        rhs(call.kind == Kind::LuSolve ? ins[2] : ins[0]) {}
+};
+
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first, int count) {
+  using W = Vec<T, VB>;
+  const MatrixBatch& a = io.a;
   const std::int64_t n = a.rows();
   T eye[kMax * kMax] = {};
   for (std::int64_t i = 0; i < n; ++i) eye[i + i * n] = T(1);
-  T dense[kMax * kMax];
   W m[kMax * kMax], piv[kMax];
-  W info = splat<T>(0);
-  bool ok[G];
-  std::fill(ok, ok + G, true);
+  W info = splat<T, VB>(0);
+  bool ok[kLanes<T, VB>];
+  std::fill(ok, ok + kLanes<T, VB>, true);
   switch (call.kind) {
     case Kind::Cholesky: {
       // upper: a = u^T u is a^T = l l^T for the lower triangle of a^T, read from a's upper one.
-      gather<T>(a, first, count, m, dense, call.upper, eye, ok);
-      cholesky<T, N>(n, m, info);
+      gather<T, VB, T>(a, first, count, m, call.upper, eye);
+      check_finite<T, VB>(m, n * n, ok);
+      cholesky<T, VB, N>(n, m, info);
       for (std::int64_t c = 0; c < n; ++c)
-        for (std::int64_t r = 0; r < c; ++r) m[r + c * n] = splat<T>(0);
-      scatter<T>(MatrixBatch(outs[0]), first, count, m, dense, call.upper);
+        for (std::int64_t r = 0; r < c; ++r) m[r + c * n] = splat<T, VB>(0);
+      scatter<T, VB, T>(io.out, first, count, m, call.upper);
       break;
     }
     case Kind::LuFactor: {
-      gather<T>(a, first, count, m, dense, false, eye, ok);
-      lu_factor<T, N>(n, m, piv, info);
-      scatter<T>(MatrixBatch(outs[0]), first, count, m, dense, false);
-      std::int32_t p[kMax];
-      scatter<T>(MatrixBatch(outs[1], 1), first, count, piv, p, false);
+      gather<T, VB, T>(a, first, count, m, false, eye);
+      check_finite<T, VB>(m, n * n, ok);
+      lu_factor<T, VB, N>(n, m, piv, info);
+      scatter<T, VB, T>(io.out, first, count, m, false);
+      scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
     }
     case Kind::LuSolve: {
-      gather<T>(a, first, count, m, dense, false, eye, nullptr);
-      std::int32_t p[kMax];
+      gather<T, VB, T>(a, first, count, m, false, eye);
       T pad[kMax];  // no interchange
       for (std::int64_t i = 0; i < n; ++i) pad[i] = static_cast<T>(i + 1);
-      gather<T>(MatrixBatch(ins[1], 1), first, count, piv, p, false, pad, nullptr);
+      gather<T, VB, std::int32_t>(io.second, first, count, piv, false, pad);
       // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
-      const std::int64_t cols = ins[2].shape().back();
+      const MatrixBatch &b = io.rhs, &x_out = io.out;
       const T zeros[kMax * kMax] = {};
-      for (std::int64_t j0 = 0; j0 < cols; j0 += kMax) {
-        const std::int64_t j1 = std::min(cols, j0 + kMax);
-        const Tensor b = ins[2].slice(-1, j0, j1), x_out = outs[0].slice(-1, j0, j1);
+      for (std::int64_t j0 = 0; j0 < b.cols(); j0 += kMax) {
+        const std::int64_t width = std::min(b.cols() - j0, kMax);
         W x[kMax * kMax];
-        gather<T>(MatrixBatch(b), first, count, x, dense, false, zeros, nullptr);
-        lu_solve<T, N>(n, m, piv, x, j1 - j0);
-        scatter<T>(MatrixBatch(x_out), first, count, x, dense, false);
+        gather<T, VB, T>(b, first, count, x, false, zeros, j0, width);
+        lu_solve<T, VB, N>(n, m, piv, x, width);
+        scatter<T, VB, T>(x_out, first, count, x, false, j0, width);
       }
       break;
     }
     case Kind::Eigh: {
       // The triangle read, mirrored into the other one.
-      gather<T>(a, first, count, m, dense, false, eye, ok);
+      gather<T, VB, T>(a, first, count, m, false, eye);
+      check_finite<T, VB>(m, n * n, ok);
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t r = 0; r < n; ++r)
           if (call.upper ? r > c : r < c) m[r + c * n] = m[c + r * n];
       W w[kMax], v[kMax * kMax];
-      jacobi_eigh<T, N>(n, m, w, v, call.vectors, info);
-      T values[kMax];
-      scatter<T>(MatrixBatch(outs[0], 1), first, count, w, values, false);
-      if (call.vectors) scatter<T>(MatrixBatch(outs[1]), first, count, v, dense, false);
+      jacobi_eigh<T, VB, N>(n, m, w, v, call.vectors, info);
+      scatter<T, VB, T>(io.out, first, count, w, false);
+      if (call.vectors) scatter<T, VB, T>(io.second, first, count, v, false);
       break;
     }
     default: break;
@@ -342,18 +392,17 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, std::span<const Tensor> out
   return std::nullopt;
 }
 
-template <class T>
-TENSORA_KERNEL_INLINE Status range_impl(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
-                                        std::int64_t begin, std::int64_t end) {
-  const std::int64_t n = MatrixBatch(ins[0]).rows();
-  for (std::int64_t first = begin; first < end; first += G) {
-    const int count = static_cast<int>(std::min<std::int64_t>(G, end - first));
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+  const std::int64_t n = io.a.rows();
+  for (std::int64_t first = begin; first < end; first += kLanes<T, VB>) {
+    const int count = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, end - first));
     Status s;
     switch (n) {  // fixed sizes: loops fully unrolled
-      case 2: s = group<T, 2>(call, outs, ins, first, count); break;
-      case 3: s = group<T, 3>(call, outs, ins, first, count); break;
-      case 4: s = group<T, 4>(call, outs, ins, first, count); break;
-      default: s = group<T, 0>(call, outs, ins, first, count); break;
+      case 2: s = group<T, VB, 2>(call, io, first, count); break;
+      case 3: s = group<T, VB, 3>(call, io, first, count); break;
+      case 4: s = group<T, VB, 4>(call, io, first, count); break;
+      default: s = group<T, VB, 0>(call, io, first, count); break;
     }
     if (s) return s;  // groups run in batch order: the first failure is the batch's first
   }
@@ -364,28 +413,26 @@ TENSORA_KERNEL_INLINE Status range_impl(const Call& call, std::span<const Tensor
 #define TENSORA_TARGET_AVX2 __attribute__((target("avx2,fma,bmi2")))
 
 template <class T>
-TENSORA_TARGET_AVX512 Status range_avx512(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
-                                          std::int64_t begin, std::int64_t end) {
-  return range_impl<T>(call, outs, ins, begin, end);
+TENSORA_TARGET_AVX512 Status range_avx512(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+  return range_impl<T, 64>(call, io, begin, end);
 }
 template <class T>
-TENSORA_TARGET_AVX2 Status range_avx2(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
-                                      std::int64_t begin, std::int64_t end) {
-  return range_impl<T>(call, outs, ins, begin, end);
+TENSORA_TARGET_AVX2 Status range_avx2(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+  return range_impl<T, 32>(call, io, begin, end);
 }
 template <class T>
-Status range_base(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t begin,
-                  std::int64_t end) {
-  return range_impl<T>(call, outs, ins, begin, end);
+Status range_base(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+  return range_impl<T, 16>(call, io, begin, end);
 }
 
 template <class T>
 Status range(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t begin,
              std::int64_t end) {
+  const Batches io(call, outs, ins);
   const std::string_view isa = gemm::kernel_isa();
-  if (isa == "avx512") return range_avx512<T>(call, outs, ins, begin, end);
-  if (isa == "avx2") return range_avx2<T>(call, outs, ins, begin, end);
-  return range_base<T>(call, outs, ins, begin, end);
+  if (isa == "avx512") return range_avx512<T>(call, io, begin, end);
+  if (isa == "avx2") return range_avx2<T>(call, io, begin, end);
+  return range_base<T>(call, io, begin, end);
 }
 
 }  // namespace
