@@ -3,6 +3,7 @@
 A section is the text between `<!-- NAME:begin -->` and `<!-- NAME:end -->`. A doc without the
 markers gets the section appended under `heading`.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -76,3 +77,21 @@ def numpy_child(script, threads, *args):
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
     return subprocess.run([sys.executable, os.path.abspath(script), "--numpy-only", *args], env=env, check=True,
                           capture_output=True, text=True).stdout
+
+
+def side_by_side_main(numpy_times, run_binary, numpy_in_child, render, section, heading):
+    """The command line of the side-by-side scripts: `script BINARY` runs the binary, then NumPy
+    in a child process per thread count (1, 2), prints the table and rewrites `section` of the
+    doc; `script --numpy-only` is that child (prints numpy_times' lines)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary", nargs="?")
+    ap.add_argument("--numpy-only", action="store_true")
+    ap.add_argument("--doc", default=DEFAULT_DOC)
+    args = ap.parse_args()
+    if args.numpy_only:
+        return numpy_times()
+    times, context = run_binary(args.binary)
+    numpy = {th: numpy_in_child(th) for th in (1, 2)}
+    body = render(times, numpy, context)
+    print(body)
+    write_section(args.doc, section, body, heading)

@@ -9,7 +9,6 @@ Usage (Debian's Python, for python3-numpy):
   /usr/bin/python3 bench/numpy_batched.py --numpy-only
       prints one line per case: dtype, b, n, matmul ms, einsum ms.
 """
-import argparse
 import datetime
 import os
 
@@ -98,20 +97,5 @@ def render(times, numpy, context):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("binary", nargs="?")
-    ap.add_argument("--numpy-only", action="store_true")
-    ap.add_argument("--doc", default=bench_doc.DEFAULT_DOC)
-    args = ap.parse_args()
-    if args.numpy_only:
-        return numpy_times()
-    times, context = run_binary(args.binary)
-    numpy = {th: numpy_in_child(th) for th in (1, 2)}
-    body = render(times, numpy, context)
-    print(body)
-    bench_doc.write_section(args.doc, "batched", body, "### Batched products")
-
-
 if __name__ == "__main__":
-    main()
+    bench_doc.side_by_side_main(numpy_times, run_binary, numpy_in_child, render, "batched", "### Batched products")

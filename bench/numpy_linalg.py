@@ -9,7 +9,6 @@ Usage (Debian's Python, for python3-numpy):
   /usr/bin/python3 bench/numpy_linalg.py --numpy-only
       prints one line per case: op, case, ms.
 """
-import argparse
 import datetime
 import os
 
@@ -113,20 +112,5 @@ def render(times, numpy, context):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("binary", nargs="?")
-    ap.add_argument("--numpy-only", action="store_true")
-    ap.add_argument("--doc", default=bench_doc.DEFAULT_DOC)
-    args = ap.parse_args()
-    if args.numpy_only:
-        return numpy_times()
-    times, context = run_binary(args.binary)
-    numpy = {th: numpy_in_child(th) for th in (1, 2)}
-    body = render(times, numpy, context)
-    print(body)
-    bench_doc.write_section(args.doc, "linalg", body, "### Linear algebra")
-
-
 if __name__ == "__main__":
-    main()
+    bench_doc.side_by_side_main(numpy_times, run_binary, numpy_in_child, render, "linalg", "### Linear algebra")
