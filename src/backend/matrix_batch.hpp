@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "tensora/tensor.hpp"
 
@@ -33,11 +34,13 @@ class MatrixBatch {
   std::int64_t col_stride() const { return col_stride_; }
 
   // The element distance between matrices i and i + 1 for every i in [first, first + count)
-  // when they lie on one run of the first batch axis (equally spaced), else 0.
-  std::int64_t step(std::int64_t first, std::int64_t count) const {
-    if (batch_axes_ == 0) return 0;
+  // when they lie on one run of the first batch axis (equally spaced; 0 for a broadcast
+  // batch), else nullopt.
+  std::optional<std::int64_t> step(std::int64_t first, std::int64_t count) const {
+    if (batch_axes_ == 0) return count <= 1 ? std::optional<std::int64_t>(0) : std::nullopt;
     const std::int64_t extent = t_->shape()[0];
-    return first % extent + count <= extent ? t_->strides()[0] : 0;
+    if (first % extent + count <= extent) return t_->strides()[0];
+    return std::nullopt;
   }
 
   // The first element of matrix i (column-major order over the batch axes).

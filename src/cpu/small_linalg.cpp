@@ -245,10 +245,14 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
 template <class E>
 struct LanePointers {
   E* p[kGroup];       // p[0] only when equally spaced
-  std::int64_t step;  // equally spaced: lane l's matrix at p[0] + l * step, else 0
+  bool spaced;        // lane l's matrix at p[0] + l * step
+  std::int64_t step;  // 0: a broadcast batch, every lane the same matrix
 
-  LanePointers(const MatrixBatch& batch, std::int64_t first, int count) : step(batch.step(first, count)) {
-    for (int l = 0; l < (step != 0 ? 1 : count); ++l) p[l] = reinterpret_cast<E*>(batch.matrix(first + l));
+  LanePointers(const MatrixBatch& batch, std::int64_t first, int count) {
+    const auto s = batch.step(first, count);
+    spaced = s.has_value();
+    step = s.value_or(0);
+    for (int l = 0; l < (spaced ? 1 : count); ++l) p[l] = reinterpret_cast<E*>(batch.matrix(first + l));
   }
 };
 
@@ -266,12 +270,16 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
       Vec<T, VB>& dst = lanes[transpose ? c + r * cols : r + c * rows];
       const std::int64_t at = r * rs + (col0 + c) * cs;
       if constexpr (std::is_same_v<T, E>) {
-        if (from.step == 1 && count == kLanes<T, VB>) {
+        if (from.spaced && from.step == 1 && count == kLanes<T, VB>) {
           std::memcpy(&dst, from.p[0] + at, sizeof dst);
           continue;
         }
       }
-      for (int l = 0; l < count; ++l) dst[l] = static_cast<T>(from.step != 0 ? from.p[0][at + l * from.step] : from.p[l][at]);
+      if (from.spaced && from.step == 0) {
+        dst = splat<T, VB>(static_cast<T>(from.p[0][at]));
+        continue;  // pad lanes get the broadcast matrix too: it is one of the batch's
+      }
+      for (int l = 0; l < count; ++l) dst[l] = static_cast<T>(from.spaced ? from.p[0][at + l * from.step] : from.p[l][at]);
       for (int l = count; l < kLanes<T, VB>; ++l) dst[l] = pad[r + c * rows];
     }
 }
@@ -288,12 +296,12 @@ TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first,
       const Vec<T, VB>& src = lanes[transpose ? c + r * cols : r + c * rows];
       const std::int64_t at = r * rs + (col0 + c) * cs;
       if constexpr (std::is_same_v<T, E>) {
-        if (to.step == 1 && count == kLanes<T, VB>) {
+        if (to.spaced && to.step == 1 && count == kLanes<T, VB>) {
           std::memcpy(to.p[0] + at, &src, sizeof src);
           continue;
         }
       }
-      for (int l = 0; l < count; ++l) (to.step != 0 ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
+      for (int l = 0; l < count; ++l) (to.spaced ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
     }
 }
 
