@@ -403,6 +403,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
   const std::int64_t n = io.a.rows();
+  Status failure;
   for (std::int64_t first = begin; first < end; first += kLanes<T, VB>) {
     const int count = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, end - first));
     Status s;
@@ -412,9 +413,11 @@ TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std
       case 4: s = group<T, VB, 4>(call, io, first, count); break;
       default: s = group<T, VB, 0>(call, io, first, count); break;
     }
-    if (s) return s;  // groups run in batch order: the first failure is the batch's first
+    // Every matrix is still computed (a singular one's LU serves det); lane groups run in batch
+    // order, so the first failure kept is the range's first.
+    if (s && !failure) failure = s;
   }
-  return std::nullopt;
+  return failure;
 }
 
 #define TENSORA_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi2")))
