@@ -144,6 +144,18 @@ TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& 
   }
 }
 
+// The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
+// lambda has no target attribute, and at -O0 (sanitizer builds) it is a real call whose vector
+// return crosses from baseline to AVX-512 code with another ABI (half the lanes were lost).
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Vec<T, VB> off_mass(std::int64_t n, const Vec<T, VB>* a) {
+  Vec<T, VB> off = splat<T, VB>(0);
+  for (std::int64_t c = 0; c < n; ++c)
+    for (std::int64_t r = 0; r < n; ++r)
+      if (r != c) off += a[r + c * n] * a[r + c * n];
+  return off;
+}
+
 // Cyclic Jacobi on the symmetric a (both triangles filled): w ascending, v's columns the
 // eigenvectors with their largest-modulus entry (the first of equals) positive, as every
 // backend gauges them. Sweeps until every lane's off-diagonal mass is below eps^2 of its norm;
@@ -158,18 +170,11 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
   for (std::int64_t e = 0; e < n * n; ++e) norm2 += a[e] * a[e];
   for (std::int64_t c = 0; c < n; ++c)
     for (std::int64_t r = 0; r < n; ++r) v[r + c * n] = splat<T, VB>(r == c ? 1 : 0);
-  const auto off_mass = [&] {
-    W off = splat<T, VB>(0);
-    for (std::int64_t c = 0; c < n; ++c)
-      for (std::int64_t r = 0; r < n; ++r)
-        if (r != c) off += a[r + c * n] * a[r + c * n];
-    return off;
-  };
   bool converged = false;
   for (int sweep = 0; sweep < kSweeps && !converged; ++sweep) {
     // A lane that has converged rotates no more (its rotations become exact identities), so a
     // matrix's result does not depend on the matrices that share its vector.
-    const auto done = off_mass() <= norm2 * (eps * eps);
+    const auto done = off_mass<T, VB>(n, a) <= norm2 * (eps * eps);
     converged = true;
     for (int l = 0; l < kLanes<T, VB>; ++l) converged = converged && done[l] != 0;
     if (converged) break;
@@ -208,7 +213,7 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
           }
       }
   }
-  const auto done = off_mass() <= norm2 * (eps * eps);
+  const auto done = off_mass<T, VB>(n, a) <= norm2 * (eps * eps);
   info = done ? info : splat<T, VB>(1);
   for (std::int64_t i = 0; i < n; ++i) w[i] = a[i + i * n];
   // Ascending, stable: adjacent compare-swaps (a bubble sort), the vectors moving along.
