@@ -24,6 +24,18 @@ class MatrixBatch {
     col_stride_ = matrix_axes == 2 ? t.strides()[r - 1] : 0;
     count_ = 1;
     for (std::int64_t d = 0; d < batch_axes_; ++d) count_ *= t.shape()[static_cast<std::size_t>(d)];
+    base_ = static_cast<char*>(const_cast<void*>(t.element_ptr()));
+    // The batch axes as one run (dense, reordered or broadcast stacks): matrix i then lies at
+    // i * flat_step_, with no index split per matrix.
+    std::int64_t next = -1, step = 0;
+    for (std::int64_t d = 0; d < batch_axes_ && flat_; ++d) {
+      const std::int64_t extent = t.shape()[static_cast<std::size_t>(d)], stride = t.strides()[static_cast<std::size_t>(d)];
+      if (extent == 1) continue;
+      if (next < 0) step = stride;
+      else flat_ = stride == next;
+      next = stride * extent;
+    }
+    flat_step_ = step;
   }
 
   std::int64_t count() const { return count_; }
@@ -37,7 +49,7 @@ class MatrixBatch {
   // when they lie on one run of the first batch axis (equally spaced; 0 for a broadcast
   // batch), else nullopt.
   std::optional<std::int64_t> step(std::int64_t first, std::int64_t count) const {
-    if (batch_axes_ == 0) return count <= 1 ? std::optional<std::int64_t>(0) : std::nullopt;
+    if (flat_) return flat_step_;
     const std::int64_t extent = t_->shape()[0];
     if (first % extent + count <= extent) return t_->strides()[0];
     return std::nullopt;
@@ -45,13 +57,14 @@ class MatrixBatch {
 
   // The first element of matrix i (column-major order over the batch axes).
   char* matrix(std::int64_t i) const {
+    if (flat_) return base_ + i * flat_step_ * element_;
     std::int64_t offset = 0;
     for (std::int64_t d = 0; d < batch_axes_; ++d) {
       const std::int64_t extent = t_->shape()[static_cast<std::size_t>(d)];
       offset += (i % extent) * t_->strides()[static_cast<std::size_t>(d)];
       i /= extent;
     }
-    return static_cast<char*>(const_cast<void*>(t_->element_ptr())) + offset * element_;
+    return base_ + offset * element_;
   }
 
   // dense (rows x cols, leading dimension ld) = matrix i.
@@ -73,6 +86,9 @@ class MatrixBatch {
   const Tensor* t_;
   std::int64_t batch_axes_, element_;
   std::int64_t rows_ = 0, cols_ = 0, row_stride_ = 0, col_stride_ = 0, count_ = 1;
+  char* base_ = nullptr;
+  bool flat_ = true;
+  std::int64_t flat_step_ = 0;
 };
 
 }  // namespace tensora::backend

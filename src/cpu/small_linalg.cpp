@@ -3,8 +3,15 @@
 // the register's width, so selects stay single instructions). The algorithms are LAPACK's
 // unblocked ones (getf2, getrs, potf2) and cyclic Jacobi for eigh, written once over a lane
 // vector; where LAPACK branches per matrix (the pivot row, a zero pivot, a failing minor), the
-// lanes select. Instantiated for AVX-512, AVX2 and baseline x86-64, picked with the GEMM
-// kernels' choice (gemm::kernel_isa).
+// lanes select. Compiled once per Highway target (AVX-512, AVX2 and the baseline) and picked
+// with the GEMM kernels' choice (gemm::kernel_isa). Every helper is compiled for its target, not
+// only the entry point: GCC lowers a helper's wide vector compares for the default target before
+// inlining it, one scalar compare per lane.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "cpu/small_linalg.cpp"
+#include <hwy/foreach_target.h>  // must come before highway.h
+#include <hwy/highway.h>
+
 #include "cpu/small_linalg.hpp"
 
 #include <algorithm>
@@ -20,10 +27,35 @@
 // Vector types as arguments of always-inline helpers: no ABI crosses a real call.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+#ifndef TENSORA_CPU_SMALL_LINALG_ONCE
+#define TENSORA_CPU_SMALL_LINALG_ONCE
 #define TENSORA_KERNEL_INLINE [[gnu::always_inline]] inline
 
 namespace tensora::cpu::small_linalg {
 
+// The operands' matrix views, made once per range in baseline code: called from the kernels'
+// AVX-512 code, MatrixBatch's out-of-line constructor paid a transition stall per group.
+struct Batches {
+  backend::MatrixBatch a;       // the matrices (lu for LuSolve)
+  backend::MatrixBatch out;     // the result (eigenvalues for Eigh: one column)
+  backend::MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
+  backend::MatrixBatch rhs;     // LuSolve's right-hand sides
+
+  Batches(const linalg_detail::Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins)
+      : a(ins[0]),
+        out(outs[0], call.kind == linalg_detail::Kind::Eigh ? 1 : 2),
+        second(call.kind == linalg_detail::Kind::LuFactor               ? backend::MatrixBatch(outs[1], 1)
+               : call.kind == linalg_detail::Kind::LuSolve              ? backend::MatrixBatch(ins[1], 1)
+               : call.kind == linalg_detail::Kind::Eigh && call.vectors ? backend::MatrixBatch(outs[1])
+                                                                        : backend::MatrixBatch(ins[0])),
+        rhs(call.kind == linalg_detail::Kind::LuSolve ? ins[2] : ins[0]) {}
+};
+
+}  // namespace tensora::cpu::small_linalg
+#endif  // TENSORA_CPU_SMALL_LINALG_ONCE
+
+HWY_BEFORE_NAMESPACE();
+namespace tensora::cpu::small_linalg::HWY_NAMESPACE {
 namespace {
 
 using backend::MatrixBatch;
@@ -130,7 +162,7 @@ TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& 
   for (std::int64_t j = 0; j < n; ++j) {
     W d = a[j + j * n];
     for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
-    const auto bad = ~(d > splat<T, VB>(0));  // NaN fails too
+    const auto bad = (d <= splat<T, VB>(0)) | (d != d);  // not positive, NaN included
     info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
     d = bad ? splat<T, VB>(1) : d;
     W root = d;
@@ -246,6 +278,10 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
 
 // ---- one group: gather, compute, scatter ------------------------------------------------
 
+// How many lane groups ahead gather and scatter prefetch: each element of a batch-fastest stack
+// is its own stream (n^2 of them, more than the hardware prefetchers follow).
+constexpr std::int64_t kAhead = 8;
+
 // The first element of each lane's matrix (matrices first + l, l < count).
 template <class E>
 struct LanePointers {
@@ -261,12 +297,21 @@ struct LanePointers {
   }
 };
 
+// What the lanes past a partial group hold: an identity keeps them from failing, pivots that
+// interchange nothing, zero right-hand sides.
+enum class Pad : std::uint8_t { Identity, Zero, NoInterchange };
+template <class T>
+TENSORA_KERNEL_INLINE T pad_value(Pad pad, std::int64_t r, std::int64_t c) {
+  if (pad == Pad::Identity) return r == c ? T(1) : T(0);
+  return pad == Pad::NoInterchange ? static_cast<T>(r + 1) : T(0);
+}
+
 // Lane buffer <- matrices first + l of `batch` (rows x cols, elements E) for l < count; the other
-// lanes get `pad` (an identity keeps them from failing). `transpose`: lanes hold the transposes.
-// The batch fastest (tensora's column-major layout) makes each element a contiguous load.
+// lanes get `pad`. `transpose`: lanes hold the transposes. The batch fastest (tensora's
+// column-major layout) makes each element a contiguous load.
 template <class T, int VB, class E>
 TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, int count, Vec<T, VB>* lanes,
-                                  bool transpose, const T* pad, std::int64_t col0 = 0, std::int64_t ncols = -1) {
+                                  bool transpose, Pad pad, std::int64_t col0 = 0, std::int64_t ncols = -1) {
   const LanePointers<const E> from(batch, first, count);
   const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols, rs = batch.row_stride(),
                      cs = batch.col_stride();
@@ -276,6 +321,7 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
       const std::int64_t at = r * rs + (col0 + c) * cs;
       if constexpr (std::is_same_v<T, E>) {
         if (from.spaced && from.step == 1 && count == kLanes<T, VB>) {
+          __builtin_prefetch(from.p[0] + at + kAhead * kLanes<T, VB>);
           std::memcpy(&dst, from.p[0] + at, sizeof dst);
           continue;
         }
@@ -285,7 +331,7 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
         continue;  // pad lanes get the broadcast matrix too: it is one of the batch's
       }
       for (int l = 0; l < count; ++l) dst[l] = static_cast<T>(from.spaced ? from.p[0][at + l * from.step] : from.p[l][at]);
-      for (int l = count; l < kLanes<T, VB>; ++l) dst[l] = pad[r + c * rows];
+      for (int l = count; l < kLanes<T, VB>; ++l) dst[l] = pad_value<T>(pad, r, col0 + c);
     }
 }
 
@@ -302,6 +348,7 @@ TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first,
       const std::int64_t at = r * rs + (col0 + c) * cs;
       if constexpr (std::is_same_v<T, E>) {
         if (to.spaced && to.step == 1 && count == kLanes<T, VB>) {
+          __builtin_prefetch(to.p[0] + at + kAhead * kLanes<T, VB>, 1);
           std::memcpy(to.p[0] + at, &src, sizeof src);
           continue;
         }
@@ -318,31 +365,11 @@ TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, 
   for (int l = 0; l < kLanes<T, VB>; ++l) ok[l] = finite[l] != 0;
 }
 
-// The operands' matrix views, made once per range in baseline code: called from the kernels'
-// AVX-512 code, MatrixBatch's out-of-line constructor paid a transition stall per group.
-struct Batches {
-  MatrixBatch a;       // the matrices (lu for LuSolve)
-  MatrixBatch out;     // the result (eigenvalues for Eigh: one column)
-  MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
-  MatrixBatch rhs;     // LuSolve's right-hand sides
-
-  Batches(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins)
-      : a(ins[0]),
-        out(outs[0], call.kind == Kind::Eigh ? 1 : 2),
-        second(call.kind == Kind::LuFactor                    ? MatrixBatch(outs[1], 1)
-               : call.kind == Kind::LuSolve                   ? MatrixBatch(ins[1], 1)
-               : call.kind == Kind::Eigh && call.vectors      ? MatrixBatch(outs[1])
-                                                              : MatrixBatch(ins[0])),
-        rhs(call.kind == Kind::LuSolve ? ins[2] : ins[0]) {}
-};
-
 template <class T, int VB, int N>
 TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first, int count) {
   using W = Vec<T, VB>;
   const MatrixBatch& a = io.a;
   const std::int64_t n = a.rows();
-  T eye[kMax * kMax] = {};
-  for (std::int64_t i = 0; i < n; ++i) eye[i + i * n] = T(1);
   W m[kMax * kMax], piv[kMax];
   W info = splat<T, VB>(0);
   bool ok[kLanes<T, VB>];
@@ -350,7 +377,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
   switch (call.kind) {
     case Kind::Cholesky: {
       // upper: a = u^T u is a^T = l l^T for the lower triangle of a^T, read from a's upper one.
-      gather<T, VB, T>(a, first, count, m, call.upper, eye);
+      gather<T, VB, T>(a, first, count, m, call.upper, Pad::Identity);
       check_finite<T, VB>(m, n * n, ok);
       cholesky<T, VB, N>(n, m, info);
       for (std::int64_t c = 0; c < n; ++c)
@@ -359,7 +386,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       break;
     }
     case Kind::LuFactor: {
-      gather<T, VB, T>(a, first, count, m, false, eye);
+      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
       check_finite<T, VB>(m, n * n, ok);
       lu_factor<T, VB, N>(n, m, piv, info);
       scatter<T, VB, T>(io.out, first, count, m, false);
@@ -367,17 +394,14 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       break;
     }
     case Kind::LuSolve: {
-      gather<T, VB, T>(a, first, count, m, false, eye);
-      T pad[kMax];  // no interchange
-      for (std::int64_t i = 0; i < n; ++i) pad[i] = static_cast<T>(i + 1);
-      gather<T, VB, std::int32_t>(io.second, first, count, piv, false, pad);
+      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
+      gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
       // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
       const MatrixBatch &b = io.rhs, &x_out = io.out;
-      const T zeros[kMax * kMax] = {};
       for (std::int64_t j0 = 0; j0 < b.cols(); j0 += kMax) {
         const std::int64_t width = std::min(b.cols() - j0, kMax);
         W x[kMax * kMax];
-        gather<T, VB, T>(b, first, count, x, false, zeros, j0, width);
+        gather<T, VB, T>(b, first, count, x, false, Pad::Zero, j0, width);
         lu_solve<T, VB, N>(n, m, piv, x, width);
         scatter<T, VB, T>(x_out, first, count, x, false, j0, width);
       }
@@ -385,7 +409,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     }
     case Kind::Eigh: {
       // The triangle read, mirrored into the other one.
-      gather<T, VB, T>(a, first, count, m, false, eye);
+      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
       check_finite<T, VB>(m, n * n, ok);
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t r = 0; r < n; ++r)
@@ -425,30 +449,41 @@ TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std
   return failure;
 }
 
-#define TENSORA_TARGET_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,bmi2")))
-#define TENSORA_TARGET_AVX2 __attribute__((target("avx2,fma,bmi2")))
+// The target's register width; the scalar target keeps SSE2's 16-byte vectors.
+constexpr int kVectorBytes = HWY_MAX_BYTES < 16 ? 16 : HWY_MAX_BYTES;
+
+}  // namespace
 
 template <class T>
-TENSORA_TARGET_AVX512 Status range_avx512(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
-  return range_impl<T, 64>(call, io, begin, end);
+Status range(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+  return range_impl<T, kVectorBytes>(call, io, begin, end);
 }
-template <class T>
-TENSORA_TARGET_AVX2 Status range_avx2(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
-  return range_impl<T, 32>(call, io, begin, end);
-}
-template <class T>
-Status range_base(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
-  return range_impl<T, 16>(call, io, begin, end);
-}
+
+}  // namespace tensora::cpu::small_linalg::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tensora::cpu::small_linalg {
+
+namespace {
+
+using linalg_detail::Call;
+using linalg_detail::Kind;
+using linalg_detail::Status;
+using linalg_detail::Trans;
 
 template <class T>
 Status range(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t begin,
              std::int64_t end) {
   const Batches io(call, outs, ins);
   const std::string_view isa = gemm::kernel_isa();
-  if (isa == "avx512") return range_avx512<T>(call, io, begin, end);
-  if (isa == "avx2") return range_avx2<T>(call, io, begin, end);
-  return range_base<T>(call, io, begin, end);
+#if HWY_TARGETS & HWY_AVX3
+  if (isa == "avx512") return N_AVX3::range<T>(call, io, begin, end);
+#endif
+#if HWY_TARGETS & HWY_AVX2
+  if (isa == "avx2") return N_AVX2::range<T>(call, io, begin, end);
+#endif
+  return HWY_STATIC_DISPATCH(range<T>)(call, io, begin, end);
 }
 
 }  // namespace
@@ -467,3 +502,4 @@ Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tenso
 }
 
 }  // namespace tensora::cpu::small_linalg
+#endif  // HWY_ONCE
