@@ -249,6 +249,48 @@ TEST(Linalg, LuFactorsAndSolves) {
   EXPECT_LT(max_diff(la::lu_solve(f, b, e()), la::solve(a, b, e())), 1e-13);
 }
 
+// solve and inv are one primitive per matrix (factor, then substitute; the factors are never
+// stored): the same bits as lu_factor then lu_solve, on the small-matrix kernels (n <= 8) and on
+// LAPACK, and a singular or non-finite matrix named as lu_factor would name it.
+TEST(Linalg, SolveIsLuFactorThenLuSolveInOnePass) {
+  ta::ReferenceEngine ref;
+  for (DType d : kDTypes)
+    for (std::int64_t n : {3, 8, 13}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      const Tensor a = random({19, n, n}, d, 40 + static_cast<std::uint64_t>(n)), b = random({19, n, 2}, d, 41);
+      const Tensor x = la::solve(a, b, e());
+      EXPECT_EQ(values(x), values(la::lu_solve(la::lu_factor(a, e()), b, e())));
+      const Tensor eye = Tensor::eye(n, opts(d)).broadcast_to({19, n, n});
+      EXPECT_EQ(values(la::inv(a, e())), values(la::lu_solve(la::lu_factor(a, e()), eye, e())));
+      EXPECT_LT(max_diff(x, la::solve(a, b, ref)), tol(d) * 100);
+    }
+  // Matrix 5 of 12 singular (n = 10: LAPACK's path), the error as lu_factor's info names it.
+  std::vector<double> v = random({12, 10, 10}, DType::F64, 42).to_vec<double>();
+  for (std::int64_t c = 0; c < 10; ++c) v[static_cast<std::size_t>(5 + 12 * (3 + 10 * c))] = 0;  // row 3 zero
+  const Tensor sing = Tensor::from_vec_col_major({12, 10, 10}, v);
+  const Tensor rhs = random({12, 10}, DType::F64, 43);
+  // lu_factor tolerates the singular matrix; its first exactly zero pivot is the info to expect.
+  const auto lu = values(la::lu_factor(sing, e()).lu);
+  std::int64_t info = 0;
+  for (std::int64_t k = 0; k < 10 && info == 0; ++k)
+    if (lu[static_cast<std::size_t>(5 + 12 * (k + 10 * k))] == cd(0)) info = k + 1;
+  ASSERT_GT(info, 0);
+  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&ref)})
+    for (bool inverse : {false, true}) {
+      auto err = expect_error([&] { inverse ? la::inv(sing, *engine) : la::solve(sing, rhs, *engine); });
+      EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+      EXPECT_EQ(std::string(err.message()), "matrix 5 of the batch is singular (U(" + std::to_string(info) + ", " +
+                                                std::to_string(info) + ") of its LU factorization is exactly zero)");
+      EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{5}));
+      EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, info);
+    }
+  // A NaN on LAPACK's path is refused before anything is factorized.
+  v[static_cast<std::size_t>(2 + 12 * 33)] = std::nan("");  // matrix 2, before the singular one
+  const auto err = expect_error([&] { la::solve(Tensor::from_vec_col_major({12, 10, 10}, v), rhs, e()); });
+  EXPECT_TRUE(std::get<ta::LinAlgFailure>(err.detail()).non_finite);
+  EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{2}));
+}
+
 // ---- determinants, inverses, pseudo-inverses, least squares ----------------------------------
 
 TEST(Linalg, DetAndSlogdetKnownCases) {

@@ -91,6 +91,18 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       MatrixBatch(outs[0]).scatter(i, x.data(), n);
       return info;
     }
+    case Kind::Solve: {
+      const MatrixBatch b(ins[1]);
+      const std::int64_t r = b.cols();
+      std::vector<T> x(static_cast<std::size_t>(n * r));
+      b.gather(i, x.data(), n);
+      std::vector<int> piv(static_cast<std::size_t>(n));
+      const int info = n == 0 ? 0 : lapack::getrf(in, in, buf.data(), ld, piv.data());
+      if (info != 0) return info;
+      if (r > 0) lapack::getrs('N', in, static_cast<int>(r), buf.data(), ld, piv.data(), x.data(), ld);
+      MatrixBatch(outs[0]).scatter(i, x.data(), n);
+      return 0;
+    }
     case Kind::LuFactor: {
       std::vector<int> piv(static_cast<std::size_t>(k));
       const int info = k == 0 ? 0 : lapack::getrf(im, in, buf.data(), ld, piv.data());

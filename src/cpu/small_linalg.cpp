@@ -39,7 +39,7 @@ struct Batches {
   backend::MatrixBatch a;       // the matrices (lu for LuSolve)
   backend::MatrixBatch out;     // the result (eigenvalues for Eigh: one column)
   backend::MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
-  backend::MatrixBatch rhs;     // LuSolve's right-hand sides
+  backend::MatrixBatch rhs;     // LuSolve's and Solve's right-hand sides
 
   Batches(const linalg_detail::Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins)
       : a(ins[0]),
@@ -48,7 +48,7 @@ struct Batches {
                : call.kind == linalg_detail::Kind::LuSolve              ? backend::MatrixBatch(ins[1], 1)
                : call.kind == linalg_detail::Kind::Eigh && call.vectors ? backend::MatrixBatch(outs[1])
                                                                         : backend::MatrixBatch(ins[0])),
-        rhs(call.kind == linalg_detail::Kind::LuSolve ? ins[2] : ins[0]) {}
+        rhs(call.kind == linalg_detail::Kind::LuSolve ? ins[2] : call.kind == linalg_detail::Kind::Solve ? ins[1] : ins[0]) {}
 };
 
 }  // namespace tensora::cpu::small_linalg
@@ -393,9 +393,15 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
     }
-    case Kind::LuSolve: {
+    case Kind::LuSolve:
+    case Kind::Solve: {
       gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
-      gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
+      if (call.kind == Kind::Solve) {  // the factors stay in registers
+        check_finite<T, VB>(m, n * n, ok);
+        lu_factor<T, VB, N>(n, m, piv, info);
+      } else {
+        gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
+      }
       // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
       const MatrixBatch &b = io.rhs, &x_out = io.out;
       for (std::int64_t j0 = 0; j0 < b.cols(); j0 += kMax) {
@@ -491,7 +497,7 @@ Status range(const Call& call, std::span<const Tensor> outs, std::span<const Ten
 bool handles(const Call& call, DType dtype, std::int64_t m, std::int64_t n) {
   if (dtype != DType::F32 && dtype != DType::F64) return false;
   if (m != n || n < 1 || n > kMaxOrder) return false;
-  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Eigh ||
+  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Solve || call.kind == Kind::Eigh ||
          (call.kind == Kind::LuSolve && call.trans == Trans::None);
 }
 

@@ -18,7 +18,7 @@ namespace tensora::cpu::small_linalg {
 inline constexpr std::int64_t kMaxOrder = 8;
 
 // Whether `call` on (m x n) matrices of `dtype` runs here: F32 or F64, square, n <= kMaxOrder;
-// Cholesky, LuFactor, Eigh and LuSolve without a transpose.
+// Cholesky, LuFactor, Solve, Eigh and LuSolve without a transpose.
 bool handles(const linalg_detail::Call& call, DType dtype, std::int64_t m, std::int64_t n);
 
 // The primitive on matrices [begin, end) of the batch (the driver's contract,

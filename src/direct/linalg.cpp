@@ -134,8 +134,7 @@ Tensor solve(const Tensor& a, const Tensor& b, Engine& e, Loc where) {
   check_one("solve", a, e, where, true);
   auto [rhs, vector] = right_hand_side("solve", a, b, e, where);
   auto [a_b, b_b] = broadcast_batches("solve", a, rhs, where);
-  const auto lu = lu_factors("solve", a_b, e, where, false);
-  return finish_rhs(lu_solve_broadcast("solve", lu[0], lu[1], b_b, Trans::None, e, where), vector, where);
+  return finish_rhs(run("solve", {Kind::Solve}, {{b_b.shape(), b.dtype()}}, {a_b, b_b}, e, where)[0], vector, where);
 }
 
 Tensor solve_triangular(const Tensor& a, const Tensor& b, TriangularOptions o, Engine& e, Loc where) {
@@ -337,8 +336,7 @@ Slogdet slogdet(const Tensor& a, Engine& e, Loc where) {
 Tensor inv(const Tensor& a, Engine& e, Loc where) {
   check_one("inv", a, e, where, true);
   const Tensor eye = Tensor::eye(rows(a), {e.device(), a.dtype()}, where).broadcast_to(a.shape(), where);
-  const auto f = lu_factors("inv", a, e, where, false);
-  return lu_solve_broadcast("inv", f[0], f[1], eye, Trans::None, e, where);
+  return run("inv", {Kind::Solve}, {{a.shape(), a.dtype()}}, {a, eye}, e, where)[0];
 }
 
 Tensor pinv(const Tensor& a, Engine& e, Loc where) { return pinv(a, PinvOptions{}, e, where); }

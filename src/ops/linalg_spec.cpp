@@ -100,7 +100,8 @@ std::string problem(Kind kind, std::int64_t info) {
     case Kind::Cholesky: return "is not positive definite (leading minor " + i + " is not positive)";
     case Kind::TriangularSolve: return "is singular (diagonal entry " + i + " is zero)";
     case Kind::LuFactor:
-    case Kind::LuSolve: return "is singular (U(" + i + ", " + i + ") of its LU factorization is exactly zero)";
+    case Kind::LuSolve:
+    case Kind::Solve: return "is singular (U(" + i + ", " + i + ") of its LU factorization is exactly zero)";
     case Kind::Eigh: return "did not converge (LAPACK info " + i + ")";
     case Kind::Svd:
     case Kind::Eig: return "did not converge (LAPACK info " + i + ")";

@@ -29,6 +29,9 @@ namespace tensora::linalg_detail {
 //   LuFactor         {a (m x n)}        -> {lu (m x n), pivots (k, I32, 1-based)}: a = p l u.
 //                                          info: the first exactly zero pivot (lu still valid).
 //   LuSolve          {lu, pivots, b}    -> {x (n x r)}: op(a) x = b from lu_factor's factors.
+//   Solve            {a, b (n x r)}     -> {x (n x r)}: a x = b, LuFactor then LuSolve on each
+//                                          matrix with the factors never stored (LAPACK's
+//                                          gesv). info: LuFactor's (x is then not meaningful).
 //   Qr               {a (m x n)}        -> {q (m x kq), r (kq x n)} with kq = k (m if complete),
 //                                          or {r (k x n)} without vectors. diag(r) is real and
 //                                          non-negative (the gauge, applied by the backend).
@@ -45,7 +48,7 @@ namespace tensora::linalg_detail {
 //                                          (not sorted) and unit-norm right eigenvectors,
 //                                          gauged as Eigh's. Outputs are complex for a real a.
 //                                          info: no convergence.
-enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Qr, Eigh, Svd, Eig };
+enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Solve, Qr, Eigh, Svd, Eig };
 
 // op(a) in the solves.
 enum class Trans : std::uint8_t { None, Transpose, Adjoint };

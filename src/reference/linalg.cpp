@@ -619,6 +619,18 @@ void lu_solve_matrix(const Call& call, const Dense<Work<T>>& lu, std::span<const
   store(outs[0], i, rounded<T>(x), x.rows);
 }
 
+// Solve: lu_factor's factors, unrounded, then lu_solve's substitutions.
+template <class T>
+std::int64_t solve_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i) {
+  std::vector<std::int32_t> pivots(static_cast<std::size_t>(a.rows));
+  const std::int64_t info = lu_factor(a, pivots);
+  if (info != 0) return info;
+  Dense<Work<T>> x = load<T>(ins[1], i);
+  lu_solve(a, pivots, Trans::None, x);
+  store(outs[0], i, rounded<T>(x), x.rows);
+  return 0;
+}
+
 template <class T>
 void qr_matrix(const Call& call, const Dense<Work<T>>& a, std::span<const Tensor> outs, std::int64_t i) {
   const std::int64_t m = a.rows, n = a.cols, k = std::min(m, n);
@@ -711,6 +723,7 @@ Status one_matrix(const Call& call, std::span<const Tensor> outs, std::span<cons
     case Kind::TriangularSolve: info = triangular_solve_matrix<T>(call, a, outs, ins, i); break;
     case Kind::LuFactor: info = lu_factor_matrix<T>(a, outs, i); break;
     case Kind::LuSolve: lu_solve_matrix<T>(call, a, outs, ins, i); break;
+    case Kind::Solve: info = solve_matrix<T>(a, outs, ins, i); break;
     case Kind::Qr: qr_matrix<T>(call, a, outs, i); break;
     case Kind::Eigh: info = eigh_matrix<T>(call, a, outs, i); break;
     case Kind::Svd: info = svd_matrix<T>(call, a, outs, i); break;
