@@ -41,14 +41,18 @@ struct Batches {
   backend::MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
   backend::MatrixBatch rhs;     // LuSolve's and Solve's right-hand sides
 
-  Batches(const linalg_detail::Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins)
+  Batches(const linalg_detail::Call& call, std::span<const Tensor> outs,
+          std::span<const Tensor> ins)
       : a(ins[0]),
         out(outs[0], call.kind == linalg_detail::Kind::Eigh ? 1 : 2),
-        second(call.kind == linalg_detail::Kind::LuFactor               ? backend::MatrixBatch(outs[1], 1)
-               : call.kind == linalg_detail::Kind::LuSolve              ? backend::MatrixBatch(ins[1], 1)
-               : call.kind == linalg_detail::Kind::Eigh && call.vectors ? backend::MatrixBatch(outs[1])
-                                                                        : backend::MatrixBatch(ins[0])),
-        rhs(call.kind == linalg_detail::Kind::LuSolve ? ins[2] : call.kind == linalg_detail::Kind::Solve ? ins[1] : ins[0]) {}
+        second(call.kind == linalg_detail::Kind::LuFactor  ? backend::MatrixBatch(outs[1], 1)
+               : call.kind == linalg_detail::Kind::LuSolve ? backend::MatrixBatch(ins[1], 1)
+               : call.kind == linalg_detail::Kind::Eigh && call.vectors
+                   ? backend::MatrixBatch(outs[1])
+                   : backend::MatrixBatch(ins[0])),
+        rhs(call.kind == linalg_detail::Kind::LuSolve ? ins[2]
+            : call.kind == linalg_detail::Kind::Solve ? ins[1]
+                                                      : ins[0]) {}
 };
 
 }  // namespace tensora::cpu::small_linalg
@@ -77,7 +81,8 @@ template <class T, int VB>
 using Vec = typename Lanes<T, VB>::V;
 template <class T, int VB>
 constexpr int kLanes = VB / static_cast<int>(sizeof(T));
-static_assert(kGroup % kLanes<float, 64> == 0, "a group is whole lane vectors on every instruction set");
+static_assert(kGroup % kLanes<float, 64> == 0,
+              "a group is whole lane vectors on every instruction set");
 
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Vec<T, VB> splat(T x) {
@@ -94,7 +99,8 @@ TENSORA_KERNEL_INLINE Vec<T, VB> abs_of(Vec<T, VB> x) {
 // 1-based row interchanges; info the first exactly zero pivot (0: none), the factorization
 // going on past it as LAPACK's does.
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* piv, Vec<T, VB>& info) {
+TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* piv,
+                                     Vec<T, VB>& info) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
   for (std::int64_t k = 0; k < n; ++k) {
@@ -128,8 +134,8 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
 
 // getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots.
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const Vec<T, VB>* piv, Vec<T, VB>* b,
-                                    std::int64_t cols) {
+TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const Vec<T, VB>* piv,
+                                    Vec<T, VB>* b, std::int64_t cols) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
   for (std::int64_t k = 0; k < n; ++k)
@@ -193,7 +199,8 @@ TENSORA_KERNEL_INLINE Vec<T, VB> off_mass(std::int64_t n, const Vec<T, VB>* a) {
 // backend gauges them. Sweeps until every lane's off-diagonal mass is below eps^2 of its norm;
 // info 1 for a lane still above it after kSweeps sweeps (syevd's "no convergence").
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* w, Vec<T, VB>* v, bool vectors, Vec<T, VB>& info) {
+TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* w, Vec<T, VB>* v,
+                                       bool vectors, Vec<T, VB>& info) {
   using W = Vec<T, VB>;
   constexpr int kSweeps = 60;
   const std::int64_t n = N != 0 ? N : n_;
@@ -215,7 +222,8 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
         const W apq = a[p + q * n];
         const auto zero = (apq == splat<T, VB>(0)) | done;
         // The rotation that zeroes a(p, q): t = tan, the smaller root (Golub and Van Loan 8.5.2).
-        const W theta = (a[q + q * n] - a[p + p * n]) / (splat<T, VB>(2) * (zero ? splat<T, VB>(1) : apq));
+        const W theta =
+            (a[q + q * n] - a[p + p * n]) / (splat<T, VB>(2) * (zero ? splat<T, VB>(1) : apq));
         W root = theta * theta + splat<T, VB>(1);
         for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
         const W at = abs_of<T, VB>(theta);
@@ -293,7 +301,8 @@ struct LanePointers {
     const auto s = batch.step(first, count);
     spaced = s.has_value();
     step = s.value_or(0);
-    for (int l = 0; l < (spaced ? 1 : count); ++l) p[l] = reinterpret_cast<E*>(batch.matrix(first + l));
+    for (int l = 0; l < (spaced ? 1 : count); ++l)
+      p[l] = reinterpret_cast<E*>(batch.matrix(first + l));
   }
 };
 
@@ -310,11 +319,12 @@ TENSORA_KERNEL_INLINE T pad_value(Pad pad, std::int64_t r, std::int64_t c) {
 // lanes get `pad`. `transpose`: lanes hold the transposes. The batch fastest (tensora's
 // column-major layout) makes each element a contiguous load.
 template <class T, int VB, class E>
-TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, int count, Vec<T, VB>* lanes,
-                                  bool transpose, Pad pad, std::int64_t col0 = 0, std::int64_t ncols = -1) {
+TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, int count,
+                                  Vec<T, VB>* lanes, bool transpose, Pad pad, std::int64_t col0 = 0,
+                                  std::int64_t ncols = -1) {
   const LanePointers<const E> from(batch, first, count);
-  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols, rs = batch.row_stride(),
-                     cs = batch.col_stride();
+  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols,
+                     rs = batch.row_stride(), cs = batch.col_stride();
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t r = 0; r < rows; ++r) {
       Vec<T, VB>& dst = lanes[transpose ? c + r * cols : r + c * rows];
@@ -330,18 +340,20 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
         dst = splat<T, VB>(static_cast<T>(from.p[0][at]));
         continue;  // pad lanes get the broadcast matrix too: it is one of the batch's
       }
-      for (int l = 0; l < count; ++l) dst[l] = static_cast<T>(from.spaced ? from.p[0][at + l * from.step] : from.p[l][at]);
+      for (int l = 0; l < count; ++l)
+        dst[l] = static_cast<T>(from.spaced ? from.p[0][at + l * from.step] : from.p[l][at]);
       for (int l = count; l < kLanes<T, VB>; ++l) dst[l] = pad_value<T>(pad, r, col0 + c);
     }
 }
 
 // Matrices first + l of `batch` <- lane l, for l < count.
 template <class T, int VB, class E>
-TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first, int count, const Vec<T, VB>* lanes,
-                                   bool transpose, std::int64_t col0 = 0, std::int64_t ncols = -1) {
+TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first, int count,
+                                   const Vec<T, VB>* lanes, bool transpose, std::int64_t col0 = 0,
+                                   std::int64_t ncols = -1) {
   const LanePointers<E> to(batch, first, count);
-  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols, rs = batch.row_stride(),
-                     cs = batch.col_stride();
+  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols,
+                     rs = batch.row_stride(), cs = batch.col_stride();
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t r = 0; r < rows; ++r) {
       const Vec<T, VB>& src = lanes[transpose ? c + r * cols : r + c * rows];
@@ -353,7 +365,8 @@ TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first,
           continue;
         }
       }
-      for (int l = 0; l < count; ++l) (to.spaced ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
+      for (int l = 0; l < count; ++l)
+        (to.spaced ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
     }
 }
 
@@ -366,7 +379,8 @@ TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, 
 }
 
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first, int count) {
+TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first,
+                                   int count) {
   using W = Vec<T, VB>;
   const MatrixBatch& a = io.a;
   const std::int64_t n = a.rows();
@@ -426,7 +440,8 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       if (call.vectors) scatter<T, VB, T>(io.second, first, count, v, false);
       break;
     }
-    default: break;
+    default:
+      break;
   }
   for (int l = 0; l < count; ++l) {
     if (!ok[l]) return Failure{first + l, 0, true};
@@ -436,17 +451,26 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
 }
 
 template <class T, int VB>
-TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std::int64_t begin, std::int64_t end) {
+TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std::int64_t begin,
+                                        std::int64_t end) {
   const std::int64_t n = io.a.rows();
   Status failure;
   for (std::int64_t first = begin; first < end; first += kLanes<T, VB>) {
     const int count = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, end - first));
     Status s;
     switch (n) {  // fixed sizes: loops fully unrolled
-      case 2: s = group<T, VB, 2>(call, io, first, count); break;
-      case 3: s = group<T, VB, 3>(call, io, first, count); break;
-      case 4: s = group<T, VB, 4>(call, io, first, count); break;
-      default: s = group<T, VB, 0>(call, io, first, count); break;
+      case 2:
+        s = group<T, VB, 2>(call, io, first, count);
+        break;
+      case 3:
+        s = group<T, VB, 3>(call, io, first, count);
+        break;
+      case 4:
+        s = group<T, VB, 4>(call, io, first, count);
+        break;
+      default:
+        s = group<T, VB, 0>(call, io, first, count);
+        break;
     }
     // Every matrix is still computed (a singular one's LU serves det); lane groups run in batch
     // order, so the first failure kept is the range's first.
@@ -479,8 +503,8 @@ using linalg_detail::Status;
 using linalg_detail::Trans;
 
 template <class T>
-Status range(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t begin,
-             std::int64_t end) {
+Status range(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
+             std::int64_t begin, std::int64_t end) {
   const Batches io(call, outs, ins);
   const std::string_view isa = gemm::kernel_isa();
 #if HWY_TARGETS & HWY_AVX3
@@ -497,12 +521,12 @@ Status range(const Call& call, std::span<const Tensor> outs, std::span<const Ten
 bool handles(const Call& call, DType dtype, std::int64_t m, std::int64_t n) {
   if (dtype != DType::F32 && dtype != DType::F64) return false;
   if (m != n || n < 1 || n > kMaxOrder) return false;
-  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Solve || call.kind == Kind::Eigh ||
-         (call.kind == Kind::LuSolve && call.trans == Trans::None);
+  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Solve ||
+         call.kind == Kind::Eigh || (call.kind == Kind::LuSolve && call.trans == Trans::None);
 }
 
-Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t begin,
-           std::int64_t end) {
+Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
+           std::int64_t begin, std::int64_t end) {
   return ins[0].dtype() == DType::F32 ? range<float>(call, outs, ins, begin, end)
                                       : range<double>(call, outs, ins, begin, end);
 }
