@@ -233,17 +233,20 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
         W c = t * t + splat<T, VB>(1);
         for (int l = 0; l < kLanes<T, VB>; ++l) c[l] = T(1) / std::sqrt(c[l]);
         const W sn = t * c;
-        for (std::int64_t k = 0; k < n; ++k) {  // columns p, q
+        // a = J^T a J, computed once per symmetric pair: columns p and q off the 2x2 block,
+        // mirrored into rows p and q.
+        for (std::int64_t k = 0; k < n; ++k) {
+          if (k == p || k == q) continue;
           const W x = a[k + p * n], y = a[k + q * n];
-          a[k + p * n] = c * x - sn * y;
-          a[k + q * n] = sn * x + c * y;
+          const W xp = c * x - sn * y, yq = sn * x + c * y;
+          a[k + p * n] = a[p + k * n] = xp;
+          a[k + q * n] = a[q + k * n] = yq;
         }
-        for (std::int64_t k = 0; k < n; ++k) {  // rows p, q
-          const W x = a[p + k * n], y = a[q + k * n];
-          a[p + k * n] = c * x - sn * y;
-          a[q + k * n] = sn * x + c * y;
-        }
-        // What the rotation was chosen to make exactly (a converged lane keeps its entry).
+        // The block: t a(p, q) moves between the diagonal entries (GVL 8.5.1), and a(p, q) is
+        // what the rotation was chosen to make, exactly zero (a converged lane keeps its entry).
+        const W shift = t * apq;
+        a[p + p * n] -= shift;
+        a[q + q * n] += shift;
         a[p + q * n] = a[q + p * n] = done ? apq : splat<T, VB>(0);
         if (vectors)
           for (std::int64_t k = 0; k < n; ++k) {
