@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <complex>
 #include <cstring>
 #include <numeric>
@@ -858,4 +859,23 @@ TEST(ContractionBlas, ProvidersAgreeWithTheReferenceLoops) {
             ASSERT_LE(std::abs(z1[i] - z2[i]), 1e-3f * (1 + std::abs(z1[i]))) << i;
         }
   }
+}
+
+TEST(ContractionBlas, AutomaticChoiceRunsKernelsMadeForThisCpu) {
+  // BLIS 0.9 runs its plain C "generic" kernels on CPUs it predates (AMD Zen 5: a fifth of the
+  // speed of its skx kernels there). tensora gives it skx on any CPU with their AVX-512 subset,
+  // and the automatic choice takes a library with kernels for this CPU over one without.
+  const char* forced = std::getenv("TENSORA_BLAS");
+  if (forced != nullptr && *forced != '\0') GTEST_SKIP() << "TENSORA_BLAS=" << forced;
+  __builtin_cpu_init();
+  const bool skx = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const char* arch = std::getenv("BLIS_ARCH_TYPE");  // a user's choice is kept
+  ta::cpu::BlasProvider* blis = ta::cpu::blas_by_name("blis");
+  if (blis != nullptr && blis->name().rfind("BLIS 0.9", 0) == 0 && skx && (arch == nullptr || std::string(arch) == "0"))
+    EXPECT_TRUE(blis->tuned_for_cpu()) << blis->name();
+  bool any_tuned = false;
+  for (const char* which : {"blis", "openblas"})
+    if (ta::cpu::BlasProvider* p = ta::cpu::blas_by_name(which)) any_tuned = any_tuned || p->tuned_for_cpu();
+  if (any_tuned) EXPECT_TRUE(ta::cpu::blas().tuned_for_cpu()) << ta::cpu::blas().name();
 }

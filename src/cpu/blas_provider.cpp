@@ -30,11 +30,17 @@ namespace {
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 
-// Intel CPUs with the AVX-512 subset the skx / SkylakeX kernels use.
+// CPUs with the AVX-512 subset the skx / SkylakeX kernels use (any vendor).
+bool skx_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+}
+
+// The same on an Intel CPU.
 bool intel_avx512() {
   __builtin_cpu_init();
-  return __builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  return __builtin_cpu_is("intel") && skx_avx512();
 }
 
 // Sets an environment variable only when the user has not set it.
@@ -139,11 +145,13 @@ class BlisProvider final : public BlasProvider {
     if (h == nullptr) return nullptr;
     auto p = std::unique_ptr<BlisProvider>(new BlisProvider(h));
     if (!p->sgemm_ || !p->dgemm_ || !p->cgemm_ || !p->zgemm_ || !p->set_nt_) return nullptr;
-    // BLIS 0.9 picks its sub-configuration from cpuid at its first call and takes "skx" only
-    // when the CPU's brand string names a SKU with two AVX-512 FMA units; virtual machines
-    // often report a bare "Intel(R) Xeon(R) Processor" and get "haswell" (AVX2). BLIS_ARCH_TYPE
-    // (the arch_t id; BLIS_ARCH_SKX = 0 in 0.9) overrides that; a value the user set is kept.
-    if (p->version_.rfind("0.9", 0) == 0 && intel_avx512()) set_default_env("BLIS_ARCH_TYPE", "0");
+    // BLIS 0.9 picks its sub-configuration from cpuid at its first call. It takes "skx" only
+    // when an Intel CPU's brand string names a SKU with two AVX-512 FMA units (virtual machines
+    // often report a bare "Intel(R) Xeon(R) Processor" and get "haswell", AVX2), and it predates
+    // AMD's AVX-512 CPUs (Zen 4, Zen 5), on which it runs its plain C "generic" kernels.
+    // BLIS_ARCH_TYPE (the arch_t id; BLIS_ARCH_SKX = 0 in 0.9) overrides that; a value the user
+    // set is kept.
+    if (p->version_.rfind("0.9", 0) == 0 && skx_avx512()) set_default_env("BLIS_ARCH_TYPE", "0");
     p->set_threads(1);  // the first call: BLIS initializes and reads BLIS_ARCH_TYPE here
     if (p->arch_query_ && p->arch_string_) p->arch_ = p->arch_string_(p->arch_query_());
     if (auto find = symbol<int (*)(int, int)>(h, "bli_ind_oper_find_avail")) {
@@ -173,6 +181,7 @@ class BlisProvider final : public BlasProvider {
   }
   int threads() const override { return threads_; }
   bool has_large_path() const override { return large_path_; }
+  bool tuned_for_cpu() const override { return arch_ != "generic"; }
 
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
             const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
@@ -383,8 +392,13 @@ BlasProvider& blas() {
       if (BlasProvider* p = blas_by_name(env)) return p;
       tried = std::string("TENSORA_BLAS=") + env + " could not be loaded; ";
     }
+    BlasProvider* untuned = nullptr;
     for (const char* which : {"blis", "openblas"})
-      if (BlasProvider* p = blas_by_name(which)) return p;
+      if (BlasProvider* p = blas_by_name(which)) {
+        if (p->tuned_for_cpu()) return p;
+        if (untuned == nullptr) untuned = p;
+      }
+    if (untuned != nullptr) return untuned;
     static ReferenceProvider fallback(tried + "no BLAS library found");
     return static_cast<BlasProvider*>(&fallback);
   }();

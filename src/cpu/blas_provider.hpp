@@ -31,6 +31,10 @@ class BlasProvider {
   // Whether BlasPath::Large is honoured (BLIS 0.9: a per-call runtime object with its
   // small-matrix handling off); where not, every call is BlasPath::Any.
   virtual bool has_large_path() const = 0;
+  // Whether the library runs kernels made for this CPU. BLIS falls back to its "generic"
+  // configuration (plain C, a fifth of the speed) on a CPU it does not know; the automatic
+  // choice then prefers another library.
+  virtual bool tuned_for_cpu() const { return true; }
 
   // C (m x n, leading dim ldc) = alpha * op(A) * op(B) + beta * C, column-major; op(A) is
   // m x k, op(B) is k x n. With beta == 0, C is not read.
@@ -52,7 +56,8 @@ class BlasProvider {
 };
 
 // The process-wide provider, loaded on first use (thread-safe). The choice: TENSORA_BLAS
-// (blis | openblas | reference) when set, else BLIS, else OpenBLAS, else the reference loops.
+// (blis | openblas | reference) when set, else BLIS, else OpenBLAS, else the reference loops;
+// a BLIS without kernels for this CPU comes after OpenBLAS.
 // Its thread count starts at 1.
 BlasProvider& blas();
 
