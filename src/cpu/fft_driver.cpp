@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <complex>
 #include <memory>
+#include <optional>
 
 #include "cpu/fft_provider.hpp"
+#include "cpu/scratch.hpp"
 
 namespace tensora::cpu {
 
@@ -29,16 +31,14 @@ void scale_line(void* p, std::int64_t stride, std::int64_t count, bool real, T s
 
 // A task's plan scratch (`count` elements): the thread's kept buffer when it is at most
 // kKeptScratchBytes, so a small transform does not pay an allocation as large as its own work
-// on every call; a fresh one, owned by `owned`, above that (the transform then dwarfs it).
-// Tasks on one thread run one after another, so the kept buffer is never shared.
+// on every call; above that one from the caching allocator, owned by `owned` (a buffer an
+// earlier transform freed comes back without page faults). Tasks on one thread run one after
+// another, so the kept buffer is never shared.
 constexpr std::size_t kKeptScratchBytes = std::size_t{1} << 20;
 
 template <class T>
-T* task_scratch(std::size_t count, std::unique_ptr<T[]>& owned) {
-  if (count * sizeof(T) > kKeptScratchBytes) {
-    owned.reset(new T[count]);  // uninitialized: plans overwrite it
-    return owned.get();
-  }
+T* task_scratch(std::size_t count, std::optional<Scratch<T>>& owned) {
+  if (count * sizeof(T) > kKeptScratchBytes) return owned.emplace(count).data();  // plans overwrite it
   thread_local std::unique_ptr<T[]> kept;
   thread_local std::size_t kept_count = 0;
   if (kept_count < count) {
@@ -101,7 +101,7 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   // write separate arrays). Copies change no value, so every path gives the same bits.
   const bool tiled = ss[ax] != 1 || ds[ax] != 1 || src.element_ptr() == dst.element_ptr();
   auto body = [&](std::int64_t begin, std::int64_t end) {
-    std::unique_ptr<T[]> owned;
+    std::optional<Scratch<T>> owned;
     T* const scratch = task_scratch<T>(plan->scratch_size(), owned);
     if (!tiled) {
       for (std::int64_t l = begin; l < end; ++l) {

@@ -6,11 +6,11 @@
 #include <complex>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include "backend/matrix_batch.hpp"
 #include "core/checks.hpp"
 #include "cpu/lapack.hpp"
+#include "cpu/scratch.hpp"
 #include "cpu/small_linalg.hpp"
 #include "ops/linalg_gauge.hpp"
 
@@ -42,11 +42,11 @@ bool all_finite(const T* p, std::int64_t count) {
 
 char trans_char(Trans t) { return t == Trans::None ? 'N' : t == Trans::Transpose ? 'T' : 'C'; }
 
+// p (n x n, column-major) = the identity.
 template <class T>
-std::vector<T> identity(std::int64_t n) {
-  std::vector<T> e(static_cast<std::size_t>(n * n), T(0));
-  for (std::int64_t i = 0; i < n; ++i) e[static_cast<std::size_t>(i + i * n)] = T(1);
-  return e;
+void set_identity(T* p, std::int64_t n) {
+  std::fill(p, p + n * n, T(0));
+  for (std::int64_t i = 0; i < n; ++i) p[i + i * n] = T(1);
 }
 
 // One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input.
@@ -55,7 +55,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
   using R = lapack::Real<T>;
   const MatrixBatch a(ins[0]);
   const std::int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
-  std::vector<T> buf(static_cast<std::size_t>(m * n));
+  Scratch<T> buf(static_cast<std::size_t>(m * n));
   a.gather(i, buf.data(), m);
   if (linalg_detail::factorizes(call.kind) && !all_finite(buf.data(), m * n)) return -1;
   const int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
@@ -74,7 +74,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       const Tensor& rhs = ins[call.kind == Kind::LuSolve ? 2 : 1];
       const MatrixBatch b(rhs);
       const std::int64_t r = b.cols();
-      std::vector<T> x(static_cast<std::size_t>(n * r));
+      Scratch<T> x(static_cast<std::size_t>(n * r));
       b.gather(i, x.data(), n);
       int info = 0;
       if (n > 0 && r > 0) {
@@ -82,7 +82,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
           info = lapack::trtrs(call.upper ? 'U' : 'L', trans_char(call.trans), call.unit_diagonal ? 'U' : 'N', in,
                                static_cast<int>(r), buf.data(), ld, x.data(), ld);
         } else {
-          std::vector<int> piv(static_cast<std::size_t>(n));
+          Scratch<int> piv(static_cast<std::size_t>(n));
           MatrixBatch(ins[1], 1).gather(i, piv.data(), n);
           info = lapack::getrs(trans_char(call.trans), in, static_cast<int>(r), buf.data(), ld, piv.data(), x.data(),
                                ld);
@@ -94,9 +94,9 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     case Kind::Solve: {
       const MatrixBatch b(ins[1]);
       const std::int64_t r = b.cols();
-      std::vector<T> x(static_cast<std::size_t>(n * r));
+      Scratch<T> x(static_cast<std::size_t>(n * r));
       b.gather(i, x.data(), n);
-      std::vector<int> piv(static_cast<std::size_t>(n));
+      Scratch<int> piv(static_cast<std::size_t>(n));
       const int info = n == 0 ? 0 : lapack::getrf(in, in, buf.data(), ld, piv.data());
       if (info != 0) return info;
       if (r > 0) lapack::getrs('N', in, static_cast<int>(r), buf.data(), ld, piv.data(), x.data(), ld);
@@ -104,7 +104,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       return 0;
     }
     case Kind::LuFactor: {
-      std::vector<int> piv(static_cast<std::size_t>(k));
+      Scratch<int> piv(static_cast<std::size_t>(k));
       const int info = k == 0 ? 0 : lapack::getrf(im, in, buf.data(), ld, piv.data());
       MatrixBatch(outs[0]).scatter(i, buf.data(), m);
       MatrixBatch(outs[1], 1).scatter(i, piv.data(), k);
@@ -112,9 +112,9 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     }
     case Kind::Qr: {
       const std::int64_t kq = call.vectors && call.complete ? m : k;
-      std::vector<T> tau(static_cast<std::size_t>(k) + 1);
+      Scratch<T> tau(static_cast<std::size_t>(k) + 1);
       if (k > 0) lapack::geqrf(im, in, buf.data(), ld, tau.data());
-      std::vector<T> r(static_cast<std::size_t>(kq * n), T(0));
+      Scratch<T> r(static_cast<std::size_t>(kq * n), T(0));
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t row = 0; row <= std::min(c, kq - 1); ++row)
           r[static_cast<std::size_t>(row + c * kq)] = buf[static_cast<std::size_t>(row + c * m)];
@@ -123,11 +123,11 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
         MatrixBatch(outs[0]).scatter(i, r.data(), kq);
         return 0;
       }
-      std::vector<T> q(static_cast<std::size_t>(m * kq));
-      std::copy(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(m * std::min(n, kq)), q.begin());
+      Scratch<T> q(static_cast<std::size_t>(m * kq));
+      std::fill(std::copy(buf.begin(), buf.begin() + m * std::min(n, kq), q.begin()), q.end(), T(0));
       if (kq > 0) {
         if (k > 0) lapack::orgqr(im, static_cast<int>(kq), ik, q.data(), ld, tau.data());
-        else q = identity<T>(m);  // n == 0, complete: no reflectors
+        else set_identity(q.data(), m);  // n == 0, complete: no reflectors
       }
       linalg_detail::gauge_qr(q.data(), m, m, r.data(), k, n, kq);
       MatrixBatch(outs[0]).scatter(i, q.data(), m);
@@ -135,7 +135,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       return 0;
     }
     case Kind::Eigh: {
-      std::vector<R> w(static_cast<std::size_t>(n));
+      Scratch<R> w(static_cast<std::size_t>(n));
       const int info = n == 0 ? 0 : lapack::heevd(call.vectors ? 'V' : 'N', call.upper ? 'U' : 'L', in, buf.data(), ld, w.data());
       MatrixBatch(outs[0], 1).scatter(i, w.data(), n);
       if (call.vectors) {
@@ -146,16 +146,16 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     }
     case Kind::Svd: {
       const std::int64_t ku = call.complete ? m : k, kv = call.complete ? n : k;
-      std::vector<R> s(static_cast<std::size_t>(k));
-      std::vector<T> u(call.vectors ? static_cast<std::size_t>(m * ku) : 1), vt(call.vectors ? static_cast<std::size_t>(kv * n) : 1);
+      Scratch<R> s(static_cast<std::size_t>(k));
+      Scratch<T> u(call.vectors ? static_cast<std::size_t>(m * ku) : 1), vt(call.vectors ? static_cast<std::size_t>(kv * n) : 1);
       int info = 0;
       if (k > 0) {
         const char jobz = !call.vectors ? 'N' : call.complete ? 'A' : 'S';
         info = lapack::gesdd(jobz, im, in, buf.data(), ld, s.data(), u.data(), ld, vt.data(),
                              std::max(1, static_cast<int>(kv)));
       } else if (call.vectors) {  // an empty matrix: complete factors are identities
-        if (ku > 0) u = identity<T>(m);
-        if (kv > 0) vt = identity<T>(n);
+        if (ku > 0) set_identity(u.data(), m);
+        if (kv > 0) set_identity(vt.data(), n);
       }
       if (!call.vectors) {
         MatrixBatch(outs[0], 1).scatter(i, s.data(), k);
@@ -171,7 +171,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     }
     case Kind::Eig: {
       using C = std::complex<R>;
-      std::vector<C> w(static_cast<std::size_t>(n)), v(call.vectors ? static_cast<std::size_t>(n * n) : 1);
+      Scratch<C> w(static_cast<std::size_t>(n)), v(call.vectors ? static_cast<std::size_t>(n * n) : 1);
       const int info = n == 0 ? 0 : lapack::geev(call.vectors ? 'V' : 'N', in, buf.data(), ld, w.data(), v.data(), ld);
       MatrixBatch(outs[0], 1).scatter(i, w.data(), n);
       if (call.vectors) {
