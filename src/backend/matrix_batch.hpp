@@ -67,19 +67,37 @@ class MatrixBatch {
     return base_ + offset * element_;
   }
 
+  // Matrix i itself when it is one dense column-major block (leading dimension rows), else
+  // null: a backend may then compute in it instead of copying in and out.
+  template <class T>
+  T* dense(std::int64_t i) const {
+    if (row_stride_ != 1 || (cols_ > 1 && col_stride_ != rows_)) return nullptr;
+    return reinterpret_cast<T*>(matrix(i));
+  }
+
   // dense (rows x cols, leading dimension ld) = matrix i.
   template <class T>
   void gather(std::int64_t i, T* dense, std::int64_t ld) const {
     const T* src = reinterpret_cast<const T*>(matrix(i));
-    for (std::int64_t c = 0; c < cols_; ++c)
+    for (std::int64_t c = 0; c < cols_; ++c) {
+      if (row_stride_ == 1) {  // a column is contiguous: one copy (a large matrix's copy halves)
+        std::memcpy(dense + c * ld, src + c * col_stride_, static_cast<std::size_t>(rows_) * sizeof(T));
+        continue;
+      }
       for (std::int64_t r = 0; r < rows_; ++r) dense[r + c * ld] = src[r * row_stride_ + c * col_stride_];
+    }
   }
   // matrix i = dense (rows x cols, leading dimension ld).
   template <class T>
   void scatter(std::int64_t i, const T* dense, std::int64_t ld) const {
     T* dst = reinterpret_cast<T*>(matrix(i));
-    for (std::int64_t c = 0; c < cols_; ++c)
+    for (std::int64_t c = 0; c < cols_; ++c) {
+      if (row_stride_ == 1) {
+        std::memcpy(dst + c * col_stride_, dense + c * ld, static_cast<std::size_t>(rows_) * sizeof(T));
+        continue;
+      }
       for (std::int64_t r = 0; r < rows_; ++r) dst[r * row_stride_ + c * col_stride_] = dense[r + c * ld];
+    }
   }
 
  private:
