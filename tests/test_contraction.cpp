@@ -872,10 +872,13 @@ TEST(ContractionBlas, AutomaticChoiceRunsKernelsMadeForThisCpu) {
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   const char* arch = std::getenv("BLIS_ARCH_TYPE");  // a user's choice is kept
   ta::cpu::BlasProvider* blis = ta::cpu::blas_by_name("blis");
-  if (blis != nullptr && blis->name().rfind("BLIS 0.9", 0) == 0 && skx && (arch == nullptr || std::string(arch) == "0"))
+  if (blis != nullptr && blis->name().rfind("BLIS 0.9", 0) == 0 && skx && (arch == nullptr || std::string(arch) == "0")) {
     EXPECT_TRUE(blis->tuned_for_cpu()) << blis->name();
+  }
   bool any_tuned = false;
   for (const char* which : {"blis", "openblas"})
     if (ta::cpu::BlasProvider* p = ta::cpu::blas_by_name(which)) any_tuned = any_tuned || p->tuned_for_cpu();
-  if (any_tuned) EXPECT_TRUE(ta::cpu::blas().tuned_for_cpu()) << ta::cpu::blas().name();
+  if (any_tuned) {
+    EXPECT_TRUE(ta::cpu::blas().tuned_for_cpu()) << ta::cpu::blas().name();
+  }
 }
