@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <climits>
-#include <cmath>
 #include <complex>
 #include <cstring>
-#include <type_traits>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "backend/matrix_batch.hpp"
 #include "core/checks.hpp"

@@ -70,6 +70,9 @@ using linalg_detail::Status;
 using linalg_detail::Trans;
 
 constexpr std::int64_t kMax = kMaxOrder;
+// The largest order whose Jacobi sweeps are compiled unrolled: at kMax unrolling gained nothing
+// and doubled the file's compile time, so eigh there runs the generic (N = 0) code.
+constexpr int kMaxUnrolledJacobi = 4;
 
 // A lane vector: VB bytes, the instruction set's register width, so every operation (selects
 // included) maps to one instruction; kLanes matrices per vector.
@@ -433,7 +436,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       break;
     }
     case Kind::Eigh: {
-      if constexpr (N > 4) break;  // range_impl runs it with N = 0
+      if constexpr (N > kMaxUnrolledJacobi) break;  // range_impl runs it with N = 0
       // The triangle read, mirrored into the other one.
       gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
       check_finite<T, VB>(m, n * n, ok);
@@ -464,9 +467,9 @@ TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std
   for (std::int64_t first = begin; first < end; first += kLanes<T, VB>) {
     const int count = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, end - first));
     Status s;
-    // Fixed sizes, loops fully unrolled: 2, 3, 4 and the largest order (Jacobi's sweeps for it
-    // unrolled gain nothing and double the file's compile time).
-    switch (call.kind == Kind::Eigh && n > 4 ? 0 : n) {
+    // Fixed sizes, loops fully unrolled: 2, 3, 4 and the largest order (eigh up to
+    // kMaxUnrolledJacobi).
+    switch (call.kind == Kind::Eigh && n > kMaxUnrolledJacobi ? 0 : n) {
       case 2: s = group<T, VB, 2>(call, io, first, count); break;
       case 3: s = group<T, VB, 3>(call, io, first, count); break;
       case 4: s = group<T, VB, 4>(call, io, first, count); break;
