@@ -20,7 +20,7 @@ using Loc = SourceLocation;
 struct DirectOps {
   Engine& e;
   Loc where;
-  Shape shape(const Tensor& x) const { return x.shape(); }
+  const Shape& shape(const Tensor& x) const { return x.shape(); }
   DType dtype(const Tensor& x) const { return x.dtype(); }
   Tensor convert(const Tensor& x, DType d) { return x.convert(d, e, where); }
   Tensor conj(const Tensor& x) { return x.conj(e, where); }

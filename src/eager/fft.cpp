@@ -18,7 +18,7 @@ using Loc = SourceLocation;
 struct EagerOps {
   EagerSession& s;
   Loc where;
-  Shape shape(const EagerTensor& x) const { return x.shape(); }
+  const Shape& shape(const EagerTensor& x) const { return x.shape(); }
   DType dtype(const EagerTensor& x) const { return x.dtype(); }
   EagerTensor convert(const EagerTensor& x, DType d) { return convert_to(x, d, s.engine(), where); }
   EagerTensor conj(const EagerTensor& x) { return s.conj(x, where); }

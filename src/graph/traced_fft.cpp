@@ -48,7 +48,7 @@ using fft_detail::Transform;
 
 struct TracedOps {
   Loc where;
-  Shape shape(const TracedTensor& x) const { return x.shape(); }
+  const Shape& shape(const TracedTensor& x) const { return x.shape(); }
   DType dtype(const TracedTensor& x) const { return x.dtype(); }
   TracedTensor convert(const TracedTensor& x, DType d) { return convert_to(x, d, where); }
   TracedTensor conj(const TracedTensor& x) { return unary_node(UnaryOp::Conj, x, where); }

@@ -83,10 +83,12 @@ Spec finish(Transform t, DType dtype, std::vector<std::int64_t> axes, std::vecto
   spec.conj_output = t == Transform::Ihfft;
   spec.input_dtype = spec.kind == Kind::RealToComplex ? dtype : complex_dtype(dtype);
   spec.output_dtype = spec.kind == Kind::ComplexToReal ? real_dtype(spec.input_dtype) : complex_dtype(dtype);
-  Shape resized = shape;
-  for (std::size_t i = 0; i < spec.axes.size(); ++i) resized[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
-  check::valid_shape(op, resized, where);
-  check::valid_shape(op, output_shape(spec, resized), where);
+  // The primitive's input and output shapes must both be representable; one buffer serves both.
+  Shape extents = shape;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) extents[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
+  check::valid_shape(op, extents, where);
+  set_output_extents(spec, extents);
+  check::valid_shape(op, extents, where);
   return spec;
 }
 
@@ -97,13 +99,17 @@ std::int64_t input_extent(const Spec& spec, std::size_t i) {
   return spec.kind == Kind::ComplexToReal && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
 }
 
-Shape output_shape(const Spec& spec, const Shape& shape) {
-  Shape out = shape;
+void set_output_extents(const Spec& spec, Shape& shape) {
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
     const bool last = i + 1 == spec.axes.size();
-    out[static_cast<std::size_t>(spec.axes[i])] =
+    shape[static_cast<std::size_t>(spec.axes[i])] =
         spec.kind == Kind::RealToComplex && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
   }
+}
+
+Shape output_shape(const Spec& spec, const Shape& shape) {
+  Shape out = shape;
+  set_output_extents(spec, out);
   return out;
 }
 
@@ -167,12 +173,15 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
 void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLocation where) {
   constexpr std::string_view op = "fft";
   if (dtype != spec.input_dtype) check::fail_dtype_mismatch(op, spec.input_dtype, dtype, where);
-  Shape want = shape;
+  bool agree = true;
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
     const std::int64_t axis = check::axis(op, spec.axes[i], static_cast<std::int64_t>(shape.size()), where);
-    want[static_cast<std::size_t>(axis)] = input_extent(spec, i);
+    agree = agree && shape[static_cast<std::size_t>(axis)] == input_extent(spec, i);
   }
-  if (want != shape) check::fail_shape(op, "the input does not have the transform's extents", want, shape, where);
+  if (agree) return;
+  Shape want = shape;  // the message's expected shape: the input with the transform's extents
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) want[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
+  check::fail_shape(op, "the input does not have the transform's extents", want, shape, where);
 }
 
 Spec adjoint(const Spec& spec) {

@@ -42,8 +42,9 @@ struct Spec {
 
 // The extent the primitive's input has along axes[i] (the caller crops or pads to it).
 std::int64_t input_extent(const Spec& spec, std::size_t i);
-// The primitive's output shape for an input of shape `shape`.
+// The primitive's output shape for an input of shape `shape`; the same in place.
 Shape output_shape(const Spec& spec, const Shape& shape);
+void set_output_extents(const Spec& spec, Shape& shape);
 
 // One axis (options.n, options.axis).
 Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftOptions& options,
@@ -72,26 +73,30 @@ std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, c
 // Lowers one resolved call over `b`, the ops of a front door (direct, eager or traced), so each
 // runs the same steps: convert a real input to complex where the transform wants complex,
 // conj (hfft), crop (a view) and zero-pad to the input extents, the primitive, conj (ihfft).
-// B provides shape(V), dtype(V), convert(V, DType), conj(V), slice(V, axis, start, stop),
-// pad(V, widths) and transform(V, Spec).
+// B provides shape(V) (a reference: no copy per call), dtype(V), convert(V, DType), conj(V),
+// slice(V, axis, start, stop), pad(V, widths) and transform(V, Spec).
 template <class B, class V>
-V lower(B& b, V x, const Spec& spec) {
-  if (b.dtype(x) != spec.input_dtype) x = b.convert(x, spec.input_dtype);
-  if (spec.conj_input) x = b.conj(x);
-  const Shape shape = b.shape(x);
-  std::vector<std::pair<std::int64_t, std::int64_t>> widths(shape.size(), {0, 0});
-  bool padded = false;
+V lower(B& b, const V& input, const Spec& spec) {
+  // Each step that makes a new value leaves it in `staged`; an input that needs none is not
+  // copied (copying a tensor handle copies its shape and strides).
+  std::optional<V> staged;
+  const auto current = [&]() -> const V& { return staged ? *staged : input; };
+  if (b.dtype(input) != spec.input_dtype) staged = b.convert(input, spec.input_dtype);
+  if (spec.conj_input) staged = b.conj(current());
+  // The axes are distinct, so cropping one leaves the others' extents as they were.
+  std::vector<std::pair<std::int64_t, std::int64_t>> widths;  // sized when an axis is padded
   for (std::size_t i = 0; i < spec.axes.size(); ++i) {
     const auto axis = static_cast<std::size_t>(spec.axes[i]);
     const std::int64_t want = input_extent(spec, i);
-    if (shape[axis] > want) x = b.slice(x, spec.axes[i], 0, want);
-    if (shape[axis] < want) {
-      widths[axis].second = want - shape[axis];
-      padded = true;
+    const std::int64_t have = b.shape(current())[axis];
+    if (have > want) staged = b.slice(current(), spec.axes[i], 0, want);
+    if (have < want) {
+      if (widths.empty()) widths.assign(b.shape(current()).size(), {0, 0});
+      widths[axis].second = want - have;
     }
   }
-  if (padded) x = b.pad(x, widths);
-  V y = b.transform(x, spec);
+  if (!widths.empty()) staged = b.pad(current(), widths);
+  V y = b.transform(current(), spec);
   if (spec.conj_output) y = b.conj(y);
   return y;
 }
