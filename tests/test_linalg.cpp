@@ -1,6 +1,7 @@
 // tensora::linalg (direct forms): reconstructions and the factors' properties in every dtype,
 // batched, broadcast and strided inputs, known analytic cases, truncated SVD, the gauge, every
 // error path with its kind, detail and message, and the engines (serial, parallel, reference).
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -564,6 +565,26 @@ TEST(LinalgEngines, StructuredBindingsAndBackendName) {
   EXPECT_EQ(q.shape(), (Shape{4, 3}));
   EXPECT_EQ(w.shape(), (Shape{3}));
   EXPECT_NE(ta::lapack_backend(), "none");
+}
+
+TEST(LinalgEngines, OneLapackThreadWhateverAnotherLibrarySetSince) {
+  // OpenBLAS's thread count is process-wide, and LibTorch or NumPy in the same process may
+  // raise it after tensora loaded OpenBLAS. tensora's calls set it back to one (docs/linalg.md,
+  // "Threads"), so a large factorization keeps the bits of the one-threaded call.
+  if (ta::lapack_backend().rfind("OpenBLAS", 0) != 0) GTEST_SKIP() << ta::lapack_backend();
+  void* openblas = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(openblas, nullptr) << "tensora's LAPACK is OpenBLAS, so it is loaded";
+  const auto get_threads = reinterpret_cast<int (*)()>(::dlsym(openblas, "openblas_get_num_threads"));
+  const auto set_threads = reinterpret_cast<void (*)(int)>(::dlsym(openblas, "openblas_set_num_threads"));
+  ASSERT_TRUE(get_threads != nullptr && set_threads != nullptr);
+  const Tensor a = random({400, 400}, DType::F64, 42), b = random({400, 3}, DType::F64, 43);
+  const std::vector<cd> alone = values(la::solve(a, b, e()));
+  set_threads(2);  // what the other library does
+  const std::vector<cd> after = values(la::solve(a, b, e()));
+  EXPECT_EQ(get_threads(), 1);
+  EXPECT_EQ(after, alone);
+  set_threads(1);
+  ::dlclose(openblas);
 }
 
 }  // namespace

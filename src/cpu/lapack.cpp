@@ -40,6 +40,17 @@ struct Library {
   void* handle = nullptr;
   void* fn[kRoutines][4] = {};
   std::string name = "none";
+  // OpenBLAS's thread count, which is process-wide: tensora runs each call on one thread.
+  int (*get_threads)() = nullptr;
+  void (*set_threads)(int) = nullptr;
+
+  // One thread per call: the engine's threads split batches, and results must not depend on a
+  // library thread count (docs/linalg.md, "Threads"). Checked at every call, not only at load:
+  // another library in the process (LibTorch, NumPy) may have raised the count since, and
+  // OpenBLAS's threaded factorizations give other bits.
+  void one_thread() const {
+    if (get_threads != nullptr && get_threads() != 1) set_threads(1);
+  }
 
   Library() {
     if (const char* path = std::getenv("TENSORA_LAPACK"); path != nullptr && *path != '\0') {
@@ -61,9 +72,13 @@ struct Library {
       name = "none";
       return;
     }
-    // One thread per call: the engine's threads split batches, and results must not depend
-    // on a library thread count (docs/linalg.md, "Threads").
-    if (auto set = reinterpret_cast<void (*)(int)>(::dlsym(handle, "openblas_set_num_threads"))) set(1);
+    get_threads = reinterpret_cast<int (*)()>(::dlsym(handle, "openblas_get_num_threads"));
+    set_threads = reinterpret_cast<void (*)(int)>(::dlsym(handle, "openblas_set_num_threads"));
+    if (get_threads == nullptr || set_threads == nullptr) {
+      get_threads = nullptr;
+      set_threads = nullptr;
+    }
+    one_thread();
     for (int r = 0; r < kRoutines; ++r)
       for (int t = 0; t < 4; ++t) {
         const std::string symbol = std::string(1, kPrefix[t]) + (t < 2 ? kRealNames[r] : kComplexNames[r]) + "_";
@@ -84,7 +99,9 @@ const Library& library() {
 
 template <class F, class T>
 F routine(Routine r) {
-  return reinterpret_cast<F>(library().fn[r][type_index<T>()]);
+  const Library& lib = library();
+  lib.one_thread();
+  return reinterpret_cast<F>(lib.fn[r][type_index<T>()]);
 }
 
 // A per-thread workspace of at least `count` elements of E.
