@@ -6,13 +6,23 @@
 #if TENSORA_BENCH_HAVE_TORCH
 #include <ATen/Parallel.h>
 
-#include "cpu/blas_provider.hpp"  // bench targets see src/
+#include <dlfcn.h>
 
 namespace bench {
 
+// The process's OpenBLAS (LibTorch's and tensora's are one library), set directly, not through
+// tensora's provider: tensora keeps its own count and puts it back at its next call.
+inline void openblas_threads(int n) {
+  static const auto set = [] {
+    void* h = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    return h != nullptr ? reinterpret_cast<void (*)(int)>(::dlsym(h, "openblas_set_num_threads")) : nullptr;
+  }();
+  if (set != nullptr) set(n);
+}
+
 inline void torch_threads(int n) {
   if (at::get_num_threads() != n) at::set_num_threads(n);
-  if (auto* openblas = tensora::cpu::blas_by_name("openblas")) openblas->set_threads(n);
+  openblas_threads(n);
 }
 
 }  // namespace bench

@@ -1,6 +1,7 @@
 // dot_general, matmul and their _into forms against a naive long double (or wrapping integer)
 // reference, over many dim configurations, every numeric dtype, strided operands, and the
 // serial/parallel engines; every validation error with its kind, detail and message.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -859,6 +860,27 @@ TEST(ContractionBlas, ProvidersAgreeWithTheReferenceLoops) {
             ASSERT_LE(std::abs(z1[i] - z2[i]), 1e-3f * (1 + std::abs(z1[i]))) << i;
         }
   }
+}
+
+TEST(ContractionBlas, OpenBlasKeepsTheProvidersThreadCountWhateverAnotherLibrarySetSince) {
+  // OpenBLAS's thread count is process-wide; LibTorch or NumPy in the same process may change
+  // it behind the provider's back. Each GEMM puts the provider's own count back, as tensora's
+  // LAPACK calls do (docs/linalg.md, "Threads").
+  ta::cpu::BlasProvider* openblas = ta::cpu::blas_by_name("openblas");
+  if (openblas == nullptr) GTEST_SKIP() << "no OpenBLAS";
+  void* handle = ::dlopen("libopenblas.so.0", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr) << "the provider loaded it";
+  const auto get_threads = reinterpret_cast<int (*)()>(::dlsym(handle, "openblas_get_num_threads"));
+  const auto set_threads = reinterpret_cast<void (*)(int)>(::dlsym(handle, "openblas_set_num_threads"));
+  ASSERT_TRUE(get_threads != nullptr && set_threads != nullptr);
+  ASSERT_EQ(openblas->threads(), 1);
+  const std::vector<double> a{1, 2, 3, 4}, b{5, 6, 7, 8};
+  std::vector<double> c(4);
+  set_threads(2);  // what the other library does
+  openblas->gemm(ta::cpu::BlasOp::N, ta::cpu::BlasOp::N, 2, 2, 2, 1.0, a.data(), 2, b.data(), 2, 0.0, c.data(), 2);
+  EXPECT_EQ(get_threads(), 1);
+  EXPECT_EQ(c, (std::vector<double>{23, 34, 31, 46}));
+  ::dlclose(handle);
 }
 
 TEST(ContractionBlas, AutomaticChoiceRunsKernelsMadeForThisCpu) {

@@ -293,6 +293,12 @@ class OpenBlasProvider final : public BlasProvider {
     threads_ = threads < 1 ? 1 : threads;
     set_nt_(threads_);
   }
+  // The count is process-wide: another library in the process (LibTorch, NumPy) may have
+  // changed it since set_threads. Each call puts this provider's count back (one load through
+  // a pointer), as tensora's LAPACK calls do (docs/linalg.md, "Threads").
+  void keep_threads() const {
+    if (get_nt_ != nullptr && get_nt_() != threads_) set_nt_(threads_);
+  }
   int threads() const override { return threads_; }
   // OpenBLAS has no per-call control; its kernels for a shape are fixed by its build.
   bool has_large_path() const override { return false; }
@@ -302,6 +308,7 @@ class OpenBlasProvider final : public BlasProvider {
             float* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_threads();
     s_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
@@ -309,6 +316,7 @@ class OpenBlasProvider final : public BlasProvider {
             double* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_threads();
     d_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
@@ -316,6 +324,7 @@ class OpenBlasProvider final : public BlasProvider {
             std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_threads();
     c_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
@@ -323,6 +332,7 @@ class OpenBlasProvider final : public BlasProvider {
             std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    keep_threads();
     z_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));
   }
 
@@ -332,7 +342,8 @@ class OpenBlasProvider final : public BlasProvider {
         d_(symbol<CblasD>(h, "cblas_dgemm")),
         c_(symbol<CblasZ>(h, "cblas_cgemm")),
         z_(symbol<CblasZ>(h, "cblas_zgemm")),
-        set_nt_(symbol<void (*)(int)>(h, "openblas_set_num_threads")) {
+        set_nt_(symbol<void (*)(int)>(h, "openblas_set_num_threads")),
+        get_nt_(symbol<int (*)()>(h, "openblas_get_num_threads")) {
     if (auto cfg = symbol<const char* (*)()>(h, "openblas_get_config")) {
       // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64" -> " 0.3.21 (SkylakeX)"
       std::string_view s = cfg();
@@ -354,6 +365,7 @@ class OpenBlasProvider final : public BlasProvider {
   CblasZ c_;
   CblasZ z_;
   void (*set_nt_)(int);
+  int (*get_nt_)();
   std::string config_;
   int threads_ = 1;
 };
