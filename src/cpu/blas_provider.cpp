@@ -266,6 +266,15 @@ void* open_openblas() {
   return open_first(names, RTLD_NOW | RTLD_LOCAL);
 }
 
+OpenBlasThreads::OpenBlasThreads(void* handle)
+    : get_(symbol<int (*)()>(handle, "openblas_get_num_threads")),
+      set_(symbol<void (*)(int)>(handle, "openblas_set_num_threads")) {
+  if (get_ == nullptr || set_ == nullptr) {
+    get_ = nullptr;
+    set_ = nullptr;
+  }
+}
+
 namespace {
 
 // ---- OpenBLAS: CBLAS with 32-bit integers -------------------------------------------------
@@ -283,7 +292,7 @@ class OpenBlasProvider final : public BlasProvider {
     void* h = open_openblas();
     if (h == nullptr) return nullptr;
     auto p = std::unique_ptr<OpenBlasProvider>(new OpenBlasProvider(h));
-    if (!p->s_ || !p->d_ || !p->c_ || !p->z_ || !p->set_nt_) return nullptr;
+    if (!p->s_ || !p->d_ || !p->c_ || !p->z_ || !p->count_.available()) return nullptr;
     p->set_threads(1);
     return p;
   }
@@ -291,13 +300,7 @@ class OpenBlasProvider final : public BlasProvider {
   std::string name() const override { return "OpenBLAS" + config_; }
   void set_threads(int threads) override {
     threads_ = threads < 1 ? 1 : threads;
-    set_nt_(threads_);
-  }
-  // The count is process-wide: another library in the process (LibTorch, NumPy) may have
-  // changed it since set_threads. Each call puts this provider's count back (one load through
-  // a pointer), as tensora's LAPACK calls do (docs/linalg.md, "Threads").
-  void keep_threads() const {
-    if (get_nt_ != nullptr && get_nt_() != threads_) set_nt_(threads_);
+    count_.set(threads_);
   }
   int threads() const override { return threads_; }
   // OpenBLAS has no per-call control; its kernels for a shape are fixed by its build.
@@ -308,7 +311,7 @@ class OpenBlasProvider final : public BlasProvider {
             float* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    keep_threads();
+    count_.hold(threads_);  // another library may have changed it
     s_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
@@ -316,7 +319,7 @@ class OpenBlasProvider final : public BlasProvider {
             double* c, std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    keep_threads();
+    count_.hold(threads_);  // another library may have changed it
     d_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cf alpha,
@@ -324,7 +327,7 @@ class OpenBlasProvider final : public BlasProvider {
             std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    keep_threads();
+    count_.hold(threads_);  // another library may have changed it
     c_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));
   }
   void gemm(BlasOp ta, BlasOp tb, std::int64_t m, std::int64_t n, std::int64_t k, cd alpha,
@@ -332,7 +335,7 @@ class OpenBlasProvider final : public BlasProvider {
             std::int64_t ldc, BlasPath /*path*/) override {
     if (m <= 0 || n <= 0) return;
     if (!fits(m, n, k, lda, ldb, ldc)) return reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    keep_threads();
+    count_.hold(threads_);  // another library may have changed it
     z_(kCblasColMajor, op(ta), op(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc));
   }
 
@@ -342,8 +345,7 @@ class OpenBlasProvider final : public BlasProvider {
         d_(symbol<CblasD>(h, "cblas_dgemm")),
         c_(symbol<CblasZ>(h, "cblas_cgemm")),
         z_(symbol<CblasZ>(h, "cblas_zgemm")),
-        set_nt_(symbol<void (*)(int)>(h, "openblas_set_num_threads")),
-        get_nt_(symbol<int (*)()>(h, "openblas_get_num_threads")) {
+        count_(h) {
     if (auto cfg = symbol<const char* (*)()>(h, "openblas_get_config")) {
       // "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64" -> " 0.3.21 (SkylakeX)"
       std::string_view s = cfg();
@@ -364,8 +366,7 @@ class OpenBlasProvider final : public BlasProvider {
   CblasD d_;
   CblasZ c_;
   CblasZ z_;
-  void (*set_nt_)(int);
-  int (*get_nt_)();
+  OpenBlasThreads count_;
   std::string config_;
   int threads_ = 1;
 };

@@ -70,4 +70,26 @@ BlasProvider* blas_by_name(const std::string& which);
 // the one the factorizations use (cpu/lapack.hpp).
 void* open_openblas();
 
+// OpenBLAS's thread count, which is process-wide: another library in the process (LibTorch,
+// NumPy) may change it at any time. Each of tensora's calls into OpenBLAS (its GEMM, its LAPACK)
+// puts its own count back first with hold(): one load through a pointer when nothing changed
+// (docs/linalg.md, "Threads").
+class OpenBlasThreads {
+ public:
+  OpenBlasThreads() = default;
+  // From a handle of OpenBLAS (open_openblas); does nothing for a library without the count.
+  explicit OpenBlasThreads(void* handle);
+  bool available() const { return set_ != nullptr; }
+  void set(int n) const {
+    if (set_ != nullptr) set_(n);
+  }
+  void hold(int n) const {
+    if (get_ != nullptr && get_() != n) set_(n);
+  }
+
+ private:
+  int (*get_)() = nullptr;
+  void (*set_)(int) = nullptr;
+};
+
 }  // namespace tensora::cpu

@@ -40,17 +40,11 @@ struct Library {
   void* handle = nullptr;
   void* fn[kRoutines][4] = {};
   std::string name = "none";
-  // OpenBLAS's thread count, which is process-wide: tensora runs each call on one thread.
-  int (*get_threads)() = nullptr;
-  void (*set_threads)(int) = nullptr;
-
   // One thread per call: the engine's threads split batches, and results must not depend on a
-  // library thread count (docs/linalg.md, "Threads"). Checked at every call, not only at load:
-  // another library in the process (LibTorch, NumPy) may have raised the count since, and
-  // OpenBLAS's threaded factorizations give other bits.
-  void one_thread() const {
-    if (get_threads != nullptr && get_threads() != 1) set_threads(1);
-  }
+  // library thread count (docs/linalg.md, "Threads"). Held at every call, not only set at load:
+  // another library in the process may have raised it since, and OpenBLAS's threaded
+  // factorizations give other bits.
+  OpenBlasThreads threads;
 
   Library() {
     if (const char* path = std::getenv("TENSORA_LAPACK"); path != nullptr && *path != '\0') {
@@ -72,13 +66,8 @@ struct Library {
       name = "none";
       return;
     }
-    get_threads = reinterpret_cast<int (*)()>(::dlsym(handle, "openblas_get_num_threads"));
-    set_threads = reinterpret_cast<void (*)(int)>(::dlsym(handle, "openblas_set_num_threads"));
-    if (get_threads == nullptr || set_threads == nullptr) {
-      get_threads = nullptr;
-      set_threads = nullptr;
-    }
-    one_thread();
+    threads = OpenBlasThreads(handle);
+    threads.set(1);
     for (int r = 0; r < kRoutines; ++r)
       for (int t = 0; t < 4; ++t) {
         const std::string symbol = std::string(1, kPrefix[t]) + (t < 2 ? kRealNames[r] : kComplexNames[r]) + "_";
@@ -100,7 +89,7 @@ const Library& library() {
 template <class F, class T>
 F routine(Routine r) {
   const Library& lib = library();
-  lib.one_thread();
+  lib.threads.hold(1);
   return reinterpret_cast<F>(lib.fn[r][type_index<T>()]);
 }
 
