@@ -36,14 +36,7 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
       }
     }
     if constexpr (!is_half_v<T>) {
-      if (s[0] == static_cast<std::int64_t>(sizeof(Out)) && s[1] == kT && s[2] == kT) {
-        // Contiguous typed loop the compiler can vectorize.
-        auto* o = reinterpret_cast<Out*>(p[0]);
-        const auto* x = reinterpret_cast<const T*>(p[1]);
-        const auto* y = reinterpret_cast<const T*>(p[2]);
-        for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(fn::binary<Op>(x[i], y[i]));
-        return;
-      }
+      if (typed_contiguous_run<Out, T, T>(p, s, n, [](T x, T y) { return fn::binary<Op>(x, y); })) return;
     }
     for (std::int64_t i = 0; i < n; ++i)
       store_from_compute<Out>(p[0] + i * s[0], fn::binary<Op>(load_as_compute<T>(p[1] + i * s[1]),

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "core/strided_loop.hpp"
@@ -169,6 +170,21 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / (side_r * side_q));
   if (tasks <= grain) body(0, tasks);
   else engine.parallel_for(tasks, grain, body);
+}
+
+// out[i] = f(in[i]...) through typed pointers when the run is contiguous in every operand
+// (operand 0 the output), a loop the compiler vectorizes; false otherwise, and the caller's
+// byte-pointer loop takes the run.
+template <class Out, class... In, class F>
+bool typed_contiguous_run(const std::array<char*, sizeof...(In) + 1>& p,
+                          const std::array<std::int64_t, sizeof...(In) + 1>& s, std::int64_t n, F&& f) {
+  constexpr std::array<std::int64_t, sizeof...(In) + 1> kSizes{sizeof(Out), sizeof(In)...};
+  if (s != kSizes) return false;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    auto* o = reinterpret_cast<Out*>(p[0]);
+    for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(reinterpret_cast<const In*>(p[I + 1])[i]...));
+  }(std::index_sequence_for<In...>{});
+  return true;
 }
 
 // inner(ptrs, byte_strides, n) handles one run of n elements; tile_kernel(parts, rows, cols),

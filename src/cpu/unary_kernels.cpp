@@ -32,13 +32,7 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
         return;
     }
     if constexpr (!is_half_v<T>) {
-      if (s[0] == static_cast<std::int64_t>(sizeof(Out)) && s[1] == kT) {
-        // Contiguous typed loop the compiler can vectorize (complex and integer ops).
-        auto* o = reinterpret_cast<Out*>(p[0]);
-        const auto* x = reinterpret_cast<const T*>(p[1]);
-        for (std::int64_t i = 0; i < n; ++i) o[i] = static_cast<Out>(fn::unary<Op>(x[i]));
-        return;
-      }
+      if (typed_contiguous_run<Out, T>(p, s, n, [](T x) { return fn::unary<Op>(x); })) return;
     }
     for (std::int64_t i = 0; i < n; ++i)
       store_from_compute<Out>(p[0] + i * s[0], fn::unary<Op>(load_as_compute<T>(p[1] + i * s[1])));
@@ -86,12 +80,7 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
     visit_dtype(in.dtype(), [&]<class From>() {
       run_elementwise<2>(engine, {&out, &in},
                          [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-        if (s[0] == static_cast<std::int64_t>(sizeof(To)) && s[1] == static_cast<std::int64_t>(sizeof(From))) {
-          auto* o = reinterpret_cast<To*>(p[0]);
-          const auto* x = reinterpret_cast<const From*>(p[1]);
-          for (std::int64_t i = 0; i < n; ++i) o[i] = cast_value<To>(x[i]);
-          return;
-        }
+        if (typed_contiguous_run<To, From>(p, s, n, [](From v) { return cast_value<To>(v); })) return;
         for (std::int64_t i = 0; i < n; ++i) {
           From v;
           std::memcpy(&v, p[1] + i * s[1], sizeof(From));
