@@ -113,25 +113,25 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
       }
       return;
     }
-    std::unique_ptr<C[]> in_tile(new C[static_cast<std::size_t>(kBlock * in_len)]);
-    std::unique_ptr<C[]> out_tile(new C[static_cast<std::size_t>(kBlock * out_len)]);
+    const Scratch<C> in_tile(static_cast<std::size_t>(kBlock * in_len));  // no fresh pages per call
+    const Scratch<C> out_tile(static_cast<std::size_t>(kBlock * out_len));
     const char* s[kBlock];
     char* d[kBlock];
     for (std::int64_t l0 = begin; l0 < end; l0 += kBlock) {
       const std::int64_t count = std::min<std::int64_t>(kBlock, end - l0);
       for (std::int64_t b = 0; b < count; ++b) line_at(l0 + b, s[b], d[b]);
-      if (real_in) gather<T>(s, count, ss[ax], in_len, reinterpret_cast<T*>(in_tile.get()));
-      else gather<C>(s, count, ss[ax], in_len, in_tile.get());
+      if (real_in) gather<T>(s, count, ss[ax], in_len, reinterpret_cast<T*>(in_tile.data()));
+      else gather<C>(s, count, ss[ax], in_len, in_tile.data());
       for (std::int64_t b = 0; b < count; ++b) {
-        const void* x = real_in ? static_cast<const void*>(reinterpret_cast<const T*>(in_tile.get()) + b * in_len)
-                                : in_tile.get() + b * in_len;
-        void* y = real_out ? static_cast<void*>(reinterpret_cast<T*>(out_tile.get()) + b * out_len)
-                           : out_tile.get() + b * out_len;
+        const void* x = real_in ? static_cast<const void*>(reinterpret_cast<const T*>(in_tile.data()) + b * in_len)
+                                : in_tile.data() + b * in_len;
+        void* y = real_out ? static_cast<void*>(reinterpret_cast<T*>(out_tile.data()) + b * out_len)
+                           : out_tile.data() + b * out_len;
         plan->execute(x, 1, y, 1, scratch);
         if (scale != T(1)) scale_line<T>(y, 1, out_len, real_out, scale);
       }
-      if (real_out) scatter<T>(reinterpret_cast<const T*>(out_tile.get()), d, count, ds[ax], out_len);
-      else scatter<C>(out_tile.get(), d, count, ds[ax], out_len);
+      if (real_out) scatter<T>(reinterpret_cast<const T*>(out_tile.data()), d, count, ds[ax], out_len);
+      else scatter<C>(out_tile.data(), d, count, ds[ax], out_len);
     }
   };
   if (lines <= grain) body(0, lines);
