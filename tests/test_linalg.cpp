@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -501,6 +502,47 @@ TEST(LinalgErrors, NumericalFailuresNameTheMatrixAndInfo) {
   f.pivots = Tensor::from_vec_col_major({2}, std::vector<std::int32_t>{3, 2});
   err = expect_error([&] { la::lu_solve(f, Tensor::ones({2}, opts(DType::F64)), e()); });
   EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "pivots");
+}
+
+// The driver's finiteness scan (exponent bits, vectorized) before LAPACK: every non-finite value
+// in any position, real or imaginary part, is refused; the finite extremes (largest, smallest
+// subnormal, negative zero) are not. 13 x 11 matrices take LAPACK's path, not the small kernels.
+template <class R>
+Tensor from_reals(std::int64_t m, std::int64_t n, bool complex, const std::vector<R>& v) {
+  if (!complex) return Tensor::from_vec_col_major({m, n}, v);
+  std::vector<std::complex<R>> c(v.size() / 2);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = {v[2 * i], v[2 * i + 1]};
+  return Tensor::from_vec_col_major({m, n}, c);
+}
+
+template <class R>
+void check_finiteness_scan(DType dtype, bool complex) {
+  const std::int64_t m = 13, n = 11, reals = m * n * (complex ? 2 : 1);
+  for (R bad : {std::numeric_limits<R>::infinity(), -std::numeric_limits<R>::infinity(),
+                std::numeric_limits<R>::quiet_NaN()})
+    for (std::int64_t at : {std::int64_t{0}, std::int64_t{1}, std::int64_t{37}, reals - 2, reals - 1}) {
+      std::vector<R> v(static_cast<std::size_t>(reals), R(0.5));
+      v[static_cast<std::size_t>(at)] = bad;
+      const Tensor x = from_reals(m, n, complex, v);
+      ASSERT_EQ(x.dtype(), dtype);
+      const ta::Error err = expect_error([&] { la::qr(x, e()); });
+      EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError) << ta::name(dtype) << " " << bad << " at " << at;
+      EXPECT_TRUE(std::get<ta::LinAlgFailure>(err.detail()).non_finite) << ta::name(dtype) << " at " << at;
+    }
+  std::vector<R> v(static_cast<std::size_t>(reals), R(0.5));
+  v[0] = std::numeric_limits<R>::max();
+  v[1] = -std::numeric_limits<R>::max();
+  v[2] = std::numeric_limits<R>::denorm_min();
+  v[static_cast<std::size_t>(reals - 1)] = -R(0);
+  const Tensor x = from_reals(m, n, complex, v);
+  EXPECT_NO_THROW(la::qr(x, e())) << ta::name(dtype);
+}
+
+TEST(LinalgErrors, EveryNonFiniteValueIsRefusedBeforeLapack) {
+  check_finiteness_scan<float>(DType::F32, false);
+  check_finiteness_scan<double>(DType::F64, false);
+  check_finiteness_scan<float>(DType::C64, true);
+  check_finiteness_scan<double>(DType::C128, true);
 }
 
 // ---- engines ------------------------------------------------------------------------------------
