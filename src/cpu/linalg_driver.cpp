@@ -14,6 +14,7 @@
 #include "cpu/lapack.hpp"
 #include "cpu/scratch.hpp"
 #include "cpu/small_linalg.hpp"
+#include "ops/det_product.hpp"
 #include "ops/linalg_gauge.hpp"
 
 namespace tensora::cpu {
@@ -128,6 +129,15 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       const int info = k == 0 ? 0 : lapack::getrf(im, in, buf, ld, piv.data());
       if (own == nullptr) MatrixBatch(outs[0]).scatter(i, buf, m);
       MatrixBatch(outs[1], 1).scatter(i, piv.data(), k);
+      return info;
+    }
+    case Kind::Det: {
+      Scratch<int> piv(static_cast<std::size_t>(n));
+      const int info = n == 0 ? 0 : lapack::getrf(in, in, buf, ld, piv.data());
+      DetProduct<T> det;
+      for (std::int64_t c = 0; c < n; ++c) det.step(buf[c + c * n], piv[static_cast<std::size_t>(c)] != c + 1);
+      const T value = det.value();
+      MatrixBatch(outs[0], 1).scatter(i, &value, 1);
       return info;
     }
     case Kind::Qr: {

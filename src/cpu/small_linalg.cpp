@@ -23,6 +23,7 @@
 
 #include "backend/matrix_batch.hpp"
 #include "cpu/gemm_kernels.hpp"
+#include "ops/det_product.hpp"
 
 // Vector types as arguments of always-inline helpers: no ABI crosses a real call.
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -44,7 +45,7 @@ struct Batches {
   Batches(const linalg_detail::Call& call, std::span<const Tensor> outs,
           std::span<const Tensor> ins)
       : a(ins[0]),
-        out(outs[0], call.kind == linalg_detail::Kind::Eigh ? 1 : 2),
+        out(outs[0], call.kind == linalg_detail::Kind::Eigh || call.kind == linalg_detail::Kind::Det ? 1 : 2),
         second(call.kind == linalg_detail::Kind::LuFactor  ? backend::MatrixBatch(outs[1], 1)
                : call.kind == linalg_detail::Kind::LuSolve ? backend::MatrixBatch(ins[1], 1)
                : call.kind == linalg_detail::Kind::Eigh && call.vectors
@@ -100,8 +101,9 @@ TENSORA_KERNEL_INLINE Vec<T, VB> abs_of(Vec<T, VB> x) {
 
 // getf2: a = p l u in place (l unit lower below the diagonal, u on and above it); piv the
 // 1-based row interchanges; info the first exactly zero pivot (0: none), the factorization
-// going on past it as LAPACK's does.
-template <class T, int VB, int N>
+// going on past it as LAPACK's does. Without kWholeRows the interchanges skip the columns
+// left of the pivot (l's multipliers, which det never reads): u and the pivots are the same.
+template <class T, int VB, int N, bool kWholeRows = true>
 TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* piv,
                                      Vec<T, VB>& info) {
   using W = Vec<T, VB>;
@@ -118,7 +120,7 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
     piv[k] = p + static_cast<T>(1);
     for (std::int64_t r = k + 1; r < n; ++r) {
       const auto swap = p == splat<T, VB>(static_cast<T>(r));
-      for (std::int64_t c = 0; c < n; ++c) {
+      for (std::int64_t c = kWholeRows ? 0 : k; c < n; ++c) {
         const W x = a[k + c * n], y = a[r + c * n];
         a[k + c * n] = swap ? y : x;
         a[r + c * n] = swap ? x : y;
@@ -415,6 +417,28 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
     }
+    case Kind::Det: {  // the factors stay in registers; one value per lane is stored
+      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
+      check_finite<T, VB>(m, n * n, ok);
+      lu_factor<T, VB, N, false>(n, m, piv, info);
+      W det;
+      if constexpr (std::is_same_v<typename Reducer<ReduceOp::Prod, T>::Acc, T>) {
+        // DetProduct's arithmetic (one multiply per signed pivot, in order), a lane per matrix.
+        det = splat<T, VB>(1);
+        for (std::int64_t k = 0; k < n; ++k) {
+          const W u = m[k + k * n];
+          det *= piv[k] != splat<T, VB>(static_cast<T>(k + 1)) ? -u : u;
+        }
+      } else {
+        for (int l = 0; l < kLanes<T, VB>; ++l) {
+          DetProduct<T> d;
+          for (std::int64_t k = 0; k < n; ++k) d.step(m[k + k * n][l], piv[k][l] != static_cast<T>(k + 1));
+          det[l] = d.value();
+        }
+      }
+      scatter<T, VB, T>(io.out, first, count, &det, false);
+      break;
+    }
     case Kind::LuSolve:
     case Kind::Solve: {
       gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
@@ -525,7 +549,7 @@ Status range(const Call& call, std::span<const Tensor> outs, std::span<const Ten
 bool handles(const Call& call, DType dtype, std::int64_t m, std::int64_t n) {
   if (dtype != DType::F32 && dtype != DType::F64) return false;
   if (m != n || n < 1 || n > kMaxOrder) return false;
-  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Solve ||
+  return call.kind == Kind::Cholesky || call.kind == Kind::LuFactor || call.kind == Kind::Det || call.kind == Kind::Solve ||
          call.kind == Kind::Eigh || (call.kind == Kind::LuSolve && call.trans == Trans::None);
 }
 

@@ -316,8 +316,10 @@ Tensor lu_solve(const LUFactor& f, const Tensor& b, Engine& e, Loc where) {
 
 Tensor det(const Tensor& a, Engine& e, Loc where) {
   check_one("det", a, e, where, true);
-  const auto f = lu_factors("det", a, e, where, true);
-  return f[0].diagonal(0, -2, -1, where).mul(interchange_signs(f[1], a.dtype(), e, where), e, where).prod({-1}, e, where);
+  // One primitive: the factors are never stored, one value per matrix is (a singular matrix's
+  // det is 0, so LU's info is tolerated).
+  const Shape batch = batch_of(a.shape());
+  return run("det", {Kind::Det}, {{joined(batch, {1}), a.dtype()}}, {a}, e, where, true)[0].squeeze({-1}, where);
 }
 
 Slogdet slogdet(const Tensor& a, Engine& e, Loc where) {

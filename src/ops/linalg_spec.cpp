@@ -100,6 +100,7 @@ std::string problem(Kind kind, std::int64_t info) {
     case Kind::Cholesky: return "is not positive definite (leading minor " + i + " is not positive)";
     case Kind::TriangularSolve: return "is singular (diagonal entry " + i + " is zero)";
     case Kind::LuFactor:
+    case Kind::Det:
     case Kind::LuSolve:
     case Kind::Solve: return "is singular (U(" + i + ", " + i + ") of its LU factorization is exactly zero)";
     case Kind::Eigh: return "did not converge (LAPACK info " + i + ")";

@@ -28,6 +28,12 @@ namespace tensora::linalg_detail {
 //                                          triangle. info: the first zero diagonal entry.
 //   LuFactor         {a (m x n)}        -> {lu (m x n), pivots (k, I32, 1-based)}: a = p l u.
 //                                          info: the first exactly zero pivot (lu still valid).
+//   Det              {a}                -> {d (1)}: the determinant, from LuFactor's factors
+//                                          (never stored): the product, in the order of the
+//                                          diagonal, of u(k, k), negated where pivot k
+//                                          interchanged rows, accumulated as a product
+//                                          reduction accumulates (ops/reducers.hpp). info:
+//                                          LuFactor's (d is then 0, as it should be).
 //   LuSolve          {lu, pivots, b}    -> {x (n x r)}: op(a) x = b from lu_factor's factors.
 //   Solve            {a, b (n x r)}     -> {x (n x r)}: a x = b, LuFactor then LuSolve on each
 //                                          matrix with the factors never stored (LAPACK's
@@ -48,7 +54,7 @@ namespace tensora::linalg_detail {
 //                                          (not sorted) and unit-norm right eigenvectors,
 //                                          gauged as Eigh's. Outputs are complex for a real a.
 //                                          info: no convergence.
-enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, LuSolve, Solve, Qr, Eigh, Svd, Eig };
+enum class Kind : std::uint8_t { Cholesky, TriangularSolve, LuFactor, Det, LuSolve, Solve, Qr, Eigh, Svd, Eig };
 
 // op(a) in the solves.
 enum class Trans : std::uint8_t { None, Transpose, Adjoint };

@@ -609,6 +609,20 @@ std::int64_t lu_factor_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, st
   return info;
 }
 
+// Det: the signed pivots' product in working precision, rounded once.
+template <class T>
+std::int64_t det_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, std::int64_t i) {
+  std::vector<std::int32_t> pivots(static_cast<std::size_t>(a.rows));
+  const std::int64_t info = lu_factor(a, pivots);
+  Work<T> det(1);
+  for (std::int64_t k = 0; k < a.rows; ++k)
+    det *= pivots[static_cast<std::size_t>(k)] != k + 1 ? -a(k, k) : a(k, k);
+  Dense<Work<T>> d(1, 1);
+  d.data[0] = det;
+  store_vector<T>(outs[0], i, rounded<T>(d));
+  return info;
+}
+
 template <class T>
 void lu_solve_matrix(const Call& call, const Dense<Work<T>>& lu, std::span<const Tensor> outs, std::span<const Tensor> ins,
               std::int64_t i) {
@@ -722,6 +736,7 @@ Status one_matrix(const Call& call, std::span<const Tensor> outs, std::span<cons
     case Kind::Cholesky: info = cholesky_matrix<T>(call, a, outs[0], i); break;
     case Kind::TriangularSolve: info = triangular_solve_matrix<T>(call, a, outs, ins, i); break;
     case Kind::LuFactor: info = lu_factor_matrix<T>(a, outs, i); break;
+    case Kind::Det: info = det_matrix<T>(a, outs, i); break;
     case Kind::LuSolve: lu_solve_matrix<T>(call, a, outs, ins, i); break;
     case Kind::Solve: info = solve_matrix<T>(a, outs, ins, i); break;
     case Kind::Qr: qr_matrix<T>(call, a, outs, i); break;

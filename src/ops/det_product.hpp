@@ -1,0 +1,29 @@
+// The determinant from LU factors (ops/linalg_spec.hpp, Kind::Det), one rule for every backend
+// that factorizes in the matrix's own dtype: u(k, k) in diagonal order, negated where pivot k
+// interchanged rows, multiplied with a product reduction's accumulator (F32 in double, C64 in
+// complex double). Negation is exact, so the result is the product of the signed pivots that
+// det's earlier composition (lu_factor, diagonal, signs, prod) gave, up to the sign of a zero.
+#pragma once
+
+#include <cstdint>
+
+#include "ops/reducers.hpp"
+
+namespace tensora {
+
+template <class T>
+class DetProduct {
+ public:
+  void step(T u_kk, bool interchanged) {
+    acc_ = R::step(acc_, interchanged ? -u_kk : u_kk);
+    ++count_;
+  }
+  T value() const { return R::finish(acc_, count_); }
+
+ private:
+  using R = Reducer<ReduceOp::Prod, T>;
+  typename R::Acc acc_ = R::init();
+  std::int64_t count_ = 0;
+};
+
+}  // namespace tensora
