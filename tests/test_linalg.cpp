@@ -4,12 +4,16 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "ops/linalg_gauge.hpp"
 #include "tensora/tensora.hpp"
 #include "test_linalg_support.hpp"
 #include "test_support.hpp"
@@ -140,6 +144,68 @@ TEST(Linalg, QrModesAndGauge) {
       EXPECT_FALSE(ro.q.defined());
       EXPECT_LT(max_diff(ro.r, r), tol(d));
     }
+}
+
+// gauge_qr sweeps r column by column (and gauge_columns the paired rows); the result is bit for
+// bit the definition's, row i of r
+// times conj(phase(r(i, i))) and column i of q times the phase, diag(r) made real, with
+// positive, negative and zero pivots (a zero's phase is 1), a wide and a tall r.
+template <class T>
+void check_gauge_qr(std::int64_t m, std::int64_t k, std::int64_t n) {
+  const std::int64_t ld_r = k + 1, ld_q = m + 2;
+  std::vector<T> r(static_cast<std::size_t>(ld_r * n)), q(static_cast<std::size_t>(ld_q * k));
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) / 9007199254740992.0 * 2 - 1;
+  };
+  for (auto& v : r) {
+    if constexpr (std::is_same_v<T, double>) v = next();
+    else v = T(next(), next());
+  }
+  for (auto& v : q) {
+    if constexpr (std::is_same_v<T, double>) v = next();
+    else v = T(next(), next());
+  }
+  if (std::min(k, n) > 2) r[static_cast<std::size_t>(2 + 2 * ld_r)] = T(0);
+  std::vector<T> want_r = r, want_q = q;
+  for (std::int64_t i = 0; i < std::min(k, n); ++i) {
+    const T ph = ta::linalg_detail::phase_of(want_r[static_cast<std::size_t>(i + i * ld_r)]);
+    if (ph == T(1)) continue;
+    for (std::int64_t c = i; c < n; ++c) want_r[static_cast<std::size_t>(i + c * ld_r)] *= ta::linalg_detail::conj_of(ph);
+    if constexpr (!std::is_same_v<T, double>) {
+      auto& diag = want_r[static_cast<std::size_t>(i + i * ld_r)];
+      diag = T(diag.real(), 0);
+    }
+    for (std::int64_t row = 0; row < m; ++row) want_q[static_cast<std::size_t>(row + i * ld_q)] *= ph;
+  }
+  ta::linalg_detail::gauge_qr(q.data(), m, ld_q, r.data(), k, n, ld_r);
+  EXPECT_EQ(std::memcmp(r.data(), want_r.data(), r.size() * sizeof(T)), 0);
+  EXPECT_EQ(std::memcmp(q.data(), want_q.data(), q.size() * sizeof(T)), 0);
+  // gauge_columns with paired rows (the SVD's u and vh): q's k columns (m rows) and r's rows,
+  // every column a phase, row j of r times it.
+  std::vector<T> u = q, vh = r, want_u = q, want_vh = r;
+  for (std::int64_t j = 0; j < k; ++j) {
+    std::int64_t best = 0;
+    for (std::int64_t i = 1; i < m; ++i)
+      if (std::abs(want_u[static_cast<std::size_t>(i + j * ld_q)]) > std::abs(want_u[static_cast<std::size_t>(best + j * ld_q)])) best = i;
+    const T ph = ta::linalg_detail::phase_of(want_u[static_cast<std::size_t>(best + j * ld_q)]);
+    if (ph == T(1)) continue;
+    for (std::int64_t i = 0; i < m; ++i) want_u[static_cast<std::size_t>(i + j * ld_q)] *= ta::linalg_detail::conj_of(ph);
+    if (j < std::min(k, n))
+      for (std::int64_t c = 0; c < n; ++c) want_vh[static_cast<std::size_t>(j + c * ld_r)] *= ph;
+  }
+  ta::linalg_detail::gauge_columns(u.data(), m, k, ld_q, vh.data(), n, ld_r, std::min(k, n));
+  EXPECT_EQ(std::memcmp(u.data(), want_u.data(), u.size() * sizeof(T)), 0);
+  EXPECT_EQ(std::memcmp(vh.data(), want_vh.data(), vh.size() * sizeof(T)), 0);
+}
+
+TEST(LinalgGauge, QrAndPairedColumnGaugesAreTheRowByRowDefinitions) {
+  for (auto [m, k, n] : {std::array<std::int64_t, 3>{9, 5, 7}, {9, 7, 5}, {6, 6, 6}, {4, 0, 3}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n));
+    check_gauge_qr<double>(m, k, n);
+    check_gauge_qr<cd>(m, k, n);
+  }
 }
 
 TEST(Linalg, SvdReducedFullAndValues) {

@@ -71,7 +71,11 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
   // The work matrix: where LAPACK's in-place result is the op's result (cholesky, lu_factor)
   // and that result is one dense column-major matrix, the result's own memory, which saves a
   // copy of the whole matrix back out; else scratch.
-  const bool in_place = call.kind == Kind::Cholesky || call.kind == Kind::LuFactor;
+  // QR's q counts when it has a's shape (reduced with m >= n, or square): orgqr then also
+  // works in place.
+  const std::int64_t kq = call.vectors && call.complete ? m : k;
+  const bool in_place = call.kind == Kind::Cholesky || call.kind == Kind::LuFactor ||
+                        (call.kind == Kind::Qr && call.vectors && kq == n);
   T* const own = in_place ? MatrixBatch(outs[0]).dense<T>(i) : nullptr;
   std::optional<Scratch<T>> scratch;
   T* const buf = own != nullptr ? own : scratch.emplace(static_cast<std::size_t>(m * n)).data();
@@ -141,27 +145,34 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       return info;
     }
     case Kind::Qr: {
-      const std::int64_t kq = call.vectors && call.complete ? m : k;
       Scratch<T> tau(static_cast<std::size_t>(k) + 1);
       if (k > 0) lapack::geqrf(im, in, buf, ld, tau.data());
-      Scratch<T> r(static_cast<std::size_t>(kq * n), T(0));
+      // r (kq x n): straight into the result when it is one dense matrix, else through scratch.
+      const MatrixBatch r_out(outs[call.vectors ? 1 : 0]);
+      T* const r_own = r_out.dense<T>(i);
+      std::optional<Scratch<T>> r_scratch;
+      T* const r = r_own != nullptr ? r_own : r_scratch.emplace(static_cast<std::size_t>(kq * n)).data();
       for (std::int64_t c = 0; c < n; ++c)
-        for (std::int64_t row = 0; row <= std::min(c, kq - 1); ++row)
-          r[static_cast<std::size_t>(row + c * kq)] = buf[static_cast<std::size_t>(row + c * m)];
+        for (std::int64_t row = 0; row < kq; ++row) r[row + c * kq] = row <= c ? buf[row + c * m] : T(0);
       if (!call.vectors) {
-        linalg_detail::gauge_qr<T>(nullptr, m, m, r.data(), k, n, kq);
-        MatrixBatch(outs[0]).scatter(i, r.data(), kq);
+        linalg_detail::gauge_qr<T>(nullptr, m, m, r, k, n, kq);
+        if (r_own == nullptr) r_out.scatter(i, r, kq);
         return 0;
       }
-      Scratch<T> q(static_cast<std::size_t>(m * kq));
-      std::fill(std::copy(buf, buf + m * std::min(n, kq), q.begin()), q.end(), T(0));
-      if (kq > 0) {
-        if (k > 0) lapack::orgqr(im, static_cast<int>(kq), ik, q.data(), ld, tau.data());
-        else set_identity(q.data(), m);  // n == 0, complete: no reflectors
+      // q (m x kq): orgqr in buf itself when q has a's shape, else in a copy of its columns.
+      T* q = buf;
+      std::optional<Scratch<T>> q_copy;
+      if (kq != n) {
+        q = q_copy.emplace(static_cast<std::size_t>(m * kq)).data();
+        std::fill(std::copy(buf, buf + m * std::min(n, kq), q), q + m * kq, T(0));
       }
-      linalg_detail::gauge_qr(q.data(), m, m, r.data(), k, n, kq);
-      MatrixBatch(outs[0]).scatter(i, q.data(), m);
-      MatrixBatch(outs[1]).scatter(i, r.data(), kq);
+      if (kq > 0) {
+        if (k > 0) lapack::orgqr(im, static_cast<int>(kq), ik, q, ld, tau.data());
+        else set_identity(q, m);  // n == 0, complete: no reflectors
+      }
+      linalg_detail::gauge_qr(q, m, m, r, k, n, kq);
+      if (q != own) MatrixBatch(outs[0]).scatter(i, q, m);
+      if (r_own == nullptr) r_out.scatter(i, r, kq);
       return 0;
     }
     case Kind::Eigh: {
