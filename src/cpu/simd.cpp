@@ -323,6 +323,34 @@ HWY_INLINE double SumLoop(const T* HWY_RESTRICT x, int64_t n) {
 double SumF32(const float* x, int64_t n) { return SumLoop(x, n); }
 double SumF64(const double* x, int64_t n) { return SumLoop(x, n); }
 
+// x - x is +0 for a finite x and NaN for inf or NaN, and NaN survives a sum: four independent
+// sums, one compare at the end.
+template <class T>
+HWY_INLINE bool AllFiniteLoop(const T* HWY_RESTRICT x, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto N = static_cast<int64_t>(hn::Lanes(d));
+  auto a0 = hn::Zero(d), a1 = a0, a2 = a0, a3 = a0;
+  int64_t i = 0;
+  for (; i + 4 * N <= n; i += 4 * N) {
+    const auto v0 = hn::LoadU(d, x + i), v1 = hn::LoadU(d, x + i + N), v2 = hn::LoadU(d, x + i + 2 * N),
+               v3 = hn::LoadU(d, x + i + 3 * N);
+    a0 = hn::Add(a0, hn::Sub(v0, v0));
+    a1 = hn::Add(a1, hn::Sub(v1, v1));
+    a2 = hn::Add(a2, hn::Sub(v2, v2));
+    a3 = hn::Add(a3, hn::Sub(v3, v3));
+  }
+  for (; i + N <= n; i += N) {
+    const auto v = hn::LoadU(d, x + i);
+    a0 = hn::Add(a0, hn::Sub(v, v));
+  }
+  bool finite = hn::AllTrue(d, hn::Eq(hn::Add(hn::Add(a0, a1), hn::Add(a2, a3)), hn::Zero(d)));
+  for (; i < n; ++i) finite = finite && x[i] - x[i] == T(0);
+  return finite;
+}
+
+bool AllFiniteF32(const float* x, int64_t n) { return AllFiniteLoop(x, n); }
+bool AllFiniteF64(const double* x, int64_t n) { return AllFiniteLoop(x, n); }
+
 // Four independent accumulators: a compare-and-blend chain has a latency of several cycles.
 // NaN is tracked apart; ties follow IEEE 754-2019 (+0 above -0) in the lanes, the fold of the
 // lanes and the tail, so the result does not depend on where the zeros are.
@@ -427,6 +455,8 @@ HWY_EXPORT(UnaryTileF32);
 HWY_EXPORT(UnaryTileF64);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
+HWY_EXPORT(AllFiniteF32);
+HWY_EXPORT(AllFiniteF64);
 HWY_EXPORT(MaxF32);
 HWY_EXPORT(MaxF64);
 HWY_EXPORT(MinF32);
@@ -481,6 +511,8 @@ bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_
 }
 double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
+bool all_finite_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(x, n); }
+bool all_finite_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(AllFiniteF64)(x, n); }
 float max_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF32)(x, n); }
 double max_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MaxF64)(x, n); }
 float min_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(MinF32)(x, n); }

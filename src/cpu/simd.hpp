@@ -43,6 +43,9 @@ bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_
 // Sums in double for accuracy; the blocking is fixed so results are deterministic.
 double sum_f32(const float* x, std::int64_t n);
 double sum_f64(const double* x, std::int64_t n);
+// Whether no element is inf or NaN.
+bool all_finite_f32(const float* x, std::int64_t n);
+bool all_finite_f64(const double* x, std::int64_t n);
 float max_f32(const float* x, std::int64_t n);  // NaN propagates
 double max_f64(const double* x, std::int64_t n);
 float min_f32(const float* x, std::int64_t n);
