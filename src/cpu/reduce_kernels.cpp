@@ -2,7 +2,10 @@
 // on how many threads run the blocks.
 #include "cpu/reduce_kernels.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/strided_loop.hpp"
@@ -57,14 +60,29 @@ Acc accumulate_run(Acc acc, const char* p, std::int64_t stride, std::int64_t n) 
   return acc;
 }
 
-// Accumulators from the caching allocator (cpu::Scratch, which also holds bool, where
-// std::vector<bool> has no data()): a fresh new[] of a large reduction's partials faulted in
-// every page on every call, and on a virtual machine that cost 20x the arithmetic (a product
-// over 3 of 100000 x 3 elements: 3.8 ms instead of 0.17 ms once malloc had stopped using mmap).
+// A reduction's accumulators (bool included: std::vector<bool> has no data()). Large ones come
+// from the caching allocator: a fresh new[] faulted every page in on every call once malloc
+// had stopped using mmap for them, and on a virtual machine that cost 20x the arithmetic (a
+// product over 3 of 100000 x 3 elements: 3.8 ms instead of 0.17 ms). Small ones stay on new[],
+// which malloc serves from its per-thread cache faster than the caching allocator's lock.
 template <class T>
-Scratch<T> make_buffer(std::int64_t n, T value) {
-  return Scratch<T>(static_cast<std::size_t>(n), value);
-}
+class Accumulators {
+ public:
+  Accumulators(std::int64_t n, T value) {
+    const auto count = static_cast<std::size_t>(n);
+    if (count * sizeof(T) >= kCachedBytes) data_ = large_.emplace(count).data();
+    else data_ = (small_ = std::unique_ptr<T[]>(new T[count])).get();
+    std::fill_n(data_, n, value);
+  }
+  T* data() const { return data_; }
+  T& operator[](std::size_t i) const { return data_[i]; }
+
+ private:
+  static constexpr std::size_t kCachedBytes = std::size_t{32} << 10;
+  std::unique_ptr<T[]> small_;
+  std::optional<Scratch<T>> large_;
+  T* data_ = nullptr;
+};
 
 // acc[i] = step(acc[i], x[i]) for a contiguous run, with SIMD where there is a fast path
 // (the same arithmetic per element as the scalar step, so results do not change).
@@ -143,7 +161,7 @@ void reduce_typed(const Tensor& out, const Tensor& x, std::size_t kept, Engine& 
       else engine.parallel_for(n_out, grain, outputs);
       return;
     }
-    auto partials = make_buffer<Acc>(n_out * blocks, R::init());
+    auto partials = Accumulators<Acc>(n_out * blocks, R::init());
     engine.parallel_for(n_out * blocks, grain, [&](std::int64_t t0, std::int64_t t1) {
       for (std::int64_t t = t0; t < t1; ++t)
         partials[static_cast<std::size_t>(t)] = block_partial(t / blocks, t % blocks);
@@ -161,8 +179,8 @@ void reduce_typed(const Tensor& out, const Tensor& x, std::size_t kept, Engine& 
     for (auto& v : s) v *= static_cast<std::int64_t>(sizeof(Acc));
     return s;
   }();
-  auto total = make_buffer<Acc>(n_out, R::init());
-  auto block = make_buffer<Acc>(n_out, R::init());
+  auto total = Accumulators<Acc>(n_out, R::init());
+  auto block = Accumulators<Acc>(n_out, R::init());
   const auto kept_loop = make_strided_loop<2>(kept_shape, {base, reinterpret_cast<char*>(block.data())},
                                               {kept_strides, acc_strides});
   // Wide output chunks: every reduced index walks the chunk's slice of its row, so narrow
