@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
-#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -58,11 +57,10 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
   using R = lapack::Real<T>;
   const MatrixBatch a(ins[0]);
   const std::int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
-  // The work matrix: where LAPACK's in-place result is the op's result (cholesky, lu_factor)
-  // and that result is one dense column-major matrix, the result's own memory, which saves a
-  // copy of the whole matrix back out; else scratch.
-  // QR's q counts when it has a's shape (reduced with m >= n, or square): orgqr then also
-  // works in place.
+  // The work matrix: where LAPACK's in-place result is the op's first result (cholesky,
+  // lu_factor, and qr's q when q has a's shape: reduced with m >= n, or square, so that orgqr
+  // works in place too) and that result is one dense column-major matrix, the result's own
+  // memory, which saves a copy of the whole matrix back out; else scratch.
   const std::int64_t kq = call.vectors && call.complete ? m : k;
   const bool in_place = call.kind == Kind::Cholesky || call.kind == Kind::LuFactor ||
                         (call.kind == Kind::Qr && call.vectors && kq == n);
