@@ -111,6 +111,34 @@ TEST(SmallLinalg, FailuresNameTheFirstFailingMatrix) {
   EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).batch_index, (std::vector<std::int64_t>{19}));
 }
 
+TEST(SmallLinalg, EighOfHugeAndTinyEntries) {
+  // Jacobi squares the entries (the norm, each rotation's hypotenuse): each matrix is scaled by a
+  // power of two first, so entries whose squares overflow or underflow give the eigenpairs of the
+  // matrix at unit scale, scaled (F32 entries of 1e20 once converged at once on an infinite norm).
+  for (DType d : {DType::F32, DType::F64})
+    for (double scale : d == DType::F32 ? std::vector<double>{1e20, 1e-30} : std::vector<double>{1e200, 1e-200})
+      for (std::int64_t n : {3, 8}) {
+        SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n) + " scale " + std::to_string(scale));
+        const Tensor a = random({9, n, n}, d, 400 + static_cast<std::uint64_t>(n));
+        const Tensor h = a.add(a.transpose(-2, -1), e()), big = h.mul(ta::Scalar(scale), e());
+        const la::Eigh unit = la::eigh(h, e()), scaled = la::eigh(big, e());
+        EXPECT_LT(max_diff(scaled.eigenvalues.mul(ta::Scalar(1 / scale), e()), unit.eigenvalues), tol(d) * 10);
+        EXPECT_LT(max_diff(scaled.eigenvectors, unit.eigenvectors), tol(d) * 1000);
+      }
+}
+
+TEST(SmallLinalg, SubnormalPivotsGiveFiniteMultipliers) {
+  // The multipliers are the column times the pivot's reciprocal; a subnormal pivot's reciprocal
+  // overflows, so the kernel scales first: l(1, 0) = (d / 2) / d = 0.5 exactly, not inf.
+  const double d = 0x1p-1030;  // 1 / d is 2^1030, above the largest double
+  const auto f = la::lu_factor(Tensor::from_vec_col_major({1, 2, 2}, std::vector<double>{d, d / 2, 0, d}), e());
+  EXPECT_EQ(f.lu.to_vec<double>(), (std::vector<double>{d, 0.5, 0, d}));
+  EXPECT_EQ(f.pivots.to_vec<std::int32_t>(), (std::vector<std::int32_t>{1, 2}));
+  const float g = 0x1p-130f;
+  const auto f32 = la::lu_factor(Tensor::from_vec_col_major({1, 2, 2}, std::vector<float>{g, -g / 4, 0, g}), e());
+  EXPECT_EQ(f32.lu.to_vec<float>(), (std::vector<float>{g, -0.25f, 0, g}));
+}
+
 TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
   const Tensor a = random({1000, 5, 5}, DType::F64, 8), b = random({1000, 5, 2}, DType::F64, 9);
   const Tensor p = spd({1000, 3, 3}, DType::F32, 10);

@@ -210,6 +210,23 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
   constexpr int kSweeps = 60;
   const std::int64_t n = N != 0 ? N : n_;
   const T eps = std::numeric_limits<T>::epsilon();
+  // Each lane scaled by a power of two that brings its largest entry into [1, 2) (exact, and
+  // undone exactly on the eigenvalues): the squares below (the norm, the rotation's hypotenuse)
+  // then neither overflow for huge entries nor underflow for tiny ones, as syevd scales too.
+  W largest = splat<T, VB>(0);
+  for (std::int64_t e = 0; e < n * n; ++e) {
+    const W x = abs_of<T, VB>(a[e]);
+    largest = x > largest ? x : largest;
+  }
+  W down = splat<T, VB>(1), up = splat<T, VB>(1);
+  for (int l = 0; l < kLanes<T, VB>; ++l) {
+    int exponent = 0;
+    if (largest[l] != 0) std::frexp(largest[l], &exponent);
+    exponent = std::max(exponent, std::numeric_limits<T>::min_exponent);  // 2^(1 - it) finite
+    down[l] = std::ldexp(T(1), 1 - exponent);
+    up[l] = std::ldexp(T(1), exponent - 1);
+  }
+  for (std::int64_t e = 0; e < n * n; ++e) a[e] *= down;
   W norm2 = splat<T, VB>(0);
   for (std::int64_t e = 0; e < n * n; ++e) norm2 += a[e] * a[e];
   for (std::int64_t c = 0; c < n; ++c)
@@ -226,14 +243,14 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
       for (std::int64_t q = p + 1; q < n; ++q) {
         const W apq = a[p + q * n];
         const auto zero = (apq == splat<T, VB>(0)) | done;
-        // The rotation that zeroes a(p, q): t = tan, the smaller root (Golub and Van Loan 8.5.2).
-        const W theta =
-            (a[q + q * n] - a[p + p * n]) / (splat<T, VB>(2) * (zero ? splat<T, VB>(1) : apq));
-        W root = theta * theta + splat<T, VB>(1);
-        for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
-        const W at = abs_of<T, VB>(theta);
-        W t = splat<T, VB>(1) / (at + root);
-        t = theta < splat<T, VB>(0) ? -t : t;
+        // The rotation that zeroes a(p, q): t = tan, the smaller root of t^2 + 2 theta t - 1
+        // with theta = d / e (Golub and Van Loan 8.5.2), t = sign(theta) / (|theta| +
+        // sqrt(theta^2 + 1)), multiplied through by |e| so that one division serves: the
+        // divider and square root share a unit that is not pipelined, and they bound a sweep.
+        const W d = a[q + q * n] - a[p + p * n], e = splat<T, VB>(2) * apq;
+        W hypotenuse = d * d + e * e;  // no overflow: scaled, every entry stays within 2n
+        for (int l = 0; l < kLanes<T, VB>; ++l) hypotenuse[l] = std::sqrt(hypotenuse[l]);
+        W t = (d < splat<T, VB>(0) ? -e : e) / (abs_of<T, VB>(d) + hypotenuse);
         t = zero ? splat<T, VB>(0) : t;
         W c = t * t + splat<T, VB>(1);
         for (int l = 0; l < kLanes<T, VB>; ++l) c[l] = T(1) / std::sqrt(c[l]);
@@ -263,7 +280,7 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
   }
   const auto done = off_mass<T, VB>(n, a) <= norm2 * (eps * eps);
   info = done ? info : splat<T, VB>(1);
-  for (std::int64_t i = 0; i < n; ++i) w[i] = a[i + i * n];
+  for (std::int64_t i = 0; i < n; ++i) w[i] = a[i + i * n] * up;
   // Ascending, stable: adjacent compare-swaps (a bubble sort), the vectors moving along.
   for (std::int64_t pass = 0; pass + 1 < n; ++pass)
     for (std::int64_t i = 0; i + 1 < n - pass; ++i) {
