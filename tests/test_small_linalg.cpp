@@ -128,8 +128,8 @@ TEST(SmallLinalg, EighOfHugeAndTinyEntries) {
 }
 
 TEST(SmallLinalg, SubnormalPivotsGiveFiniteMultipliers) {
-  // The multipliers are the column times the pivot's reciprocal; a subnormal pivot's reciprocal
-  // overflows, so the kernel scales first: l(1, 0) = (d / 2) / d = 0.5 exactly, not inf.
+  // getf2's multipliers from a subnormal pivot whose reciprocal overflows: the kernel divides,
+  // so l(1, 0) = (d / 2) / d = 0.5 exactly; a multiply by 1 / d would give inf.
   const double d = 0x1p-1030;  // 1 / d is 2^1030, above the largest double
   const auto f = la::lu_factor(Tensor::from_vec_col_major({1, 2, 2}, std::vector<double>{d, d / 2, 0, d}), e());
   EXPECT_EQ(f.lu.to_vec<double>(), (std::vector<double>{d, 0.5, 0, d}));
