@@ -5,6 +5,9 @@
 #include <cmath>
 #include <thread>
 
+#include <hwy/targets.h>
+
+#include "cpu/simd_program.hpp"
 #include "tensora/tensora.hpp"
 
 namespace {
@@ -153,8 +156,9 @@ TEST(TracedRuntime, FusedResultsDoNotDependOnThreadsAndStridedTranscendentalsSta
 }
 
 // The fused kernel's vector-program path (every step an F32 or F64 op with a vector form) runs
-// blocks of 256 elements through all steps; each length below ends differently against the
-// block, and the unary ops include lanes that take the scalar special-value path.
+// chunks of 32 to 256 elements (by vector width) through all steps; each length below ends
+// differently against them, and the unary ops include lanes that take the scalar special-value
+// path.
 TEST(TracedRuntime, VectorProgramsMatchTheDirectOpsBitForBit) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     for (const std::int64_t n : {1, 7, 255, 256, 257, 5000}) {
@@ -188,6 +192,77 @@ TEST(TracedRuntime, VectorProgramsMatchTheDirectOpsBitForBit) {
       for (std::size_t i = 0; i < a.size(); ++i) {
         if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << name(dtype) << " n=" << n << " i=" << i;
         else EXPECT_EQ(a[i], b[i]) << name(dtype) << " n=" << n << " i=" << i;
+      }
+    }
+  }
+}
+
+// compile_program: which operand is the accumulator (the previous step's result) and which
+// results are stored because a later step reads them from memory.
+TEST(TracedRuntime, VectorProgramsKeepOnlyWhatLaterStepsReadInMemory) {
+  namespace simd = ta::simd;
+  using enum simd::StepCode;
+  using ta::BinaryOp;
+  using ta::UnaryOp;
+  // Inputs r0, r1; temporaries r2..r4; result r5.
+  const std::vector<simd::VectorOp> ops = {
+      {true, {}, UnaryOp::Exp, 2, 0, 0},     // r2 = exp(r0): read from memory; r2 is read again at step 3
+      {false, BinaryOp::Mul, {}, 3, 2, 2},   // r3 = r2 * r2: both operands the accumulator; read at step 4
+      {false, BinaryOp::Div, {}, 4, 1, 3},   // r4 = r1 / r3: the accumulator on the right
+      {false, BinaryOp::Add, {}, 4, 4, 2},   // r4 = r4 + r2: r2 from memory; only the next step reads r4
+      {false, BinaryOp::Sub, {}, 5, 3, 4}};  // r5 = r3 - r4: the result is stored
+  const auto program = simd::compile_program(ops, 2, 5);
+  ASSERT_TRUE(program.has_value());
+  ASSERT_EQ(program->steps.size(), 5u);
+  const std::vector<simd::StepCode> codes = {ExpMem, MulAccAcc, DivMemAcc, AddAccMem, SubMemAcc};
+  const std::vector<int> saves = {2, 3, -1, -1, 5};
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_EQ(program->steps[k].code, codes[k]) << "step " << k;
+    EXPECT_EQ(program->steps[k].save, saves[k]) << "step " << k;
+  }
+  // No vector program: an op without a vector form, a step that writes an input, a register
+  // beyond the result, a last step that is not the result.
+  auto with = [&](std::size_t k, simd::VectorOp op) {
+    auto changed = ops;
+    changed[k] = op;
+    return simd::compile_program(changed, 2, 5).has_value();
+  };
+  EXPECT_FALSE(with(2, {false, BinaryOp::FloorDiv, {}, 4, 1, 3}));
+  EXPECT_FALSE(with(2, {false, BinaryOp::Div, {}, 1, 1, 3}));
+  EXPECT_FALSE(with(2, {false, BinaryOp::Div, {}, 4, 1, 6}));
+  EXPECT_FALSE(with(4, {false, BinaryOp::Sub, {}, 4, 3, 4}));
+}
+
+// Every operand form, on every SIMD target the library is built for that this CPU runs (the
+// chunk is 8 or 16 vectors by register count): bitwise the direct ops on the same target.
+TEST(TracedRuntime, VectorProgramOperandFormsMatchTheDirectOpsOnEveryTarget) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const std::int64_t n : {1, 31, 33, 64, 65, 127, 129, 255, 256, 257, 1000}) {
+      auto x = TracedTensor::input("x", dtype, {n});
+      auto y = TracedTensor::input("y", dtype, {n});
+      const auto h = x.exp();       // a long op reading memory
+      const auto g = h * h;         // both operands the accumulator
+      const auto k = 2.0 - g;       // a scalar on the left of the accumulator
+      const auto m = y / k + h;     // the accumulator on the right; h read back from memory
+      const auto out = (m.abs().sqrt() * k).copysign(x).maximum(g.tanh());  // a long op on the accumulator
+      const ta::Program program = ta::GraphCompiler().compile({out});
+      ASSERT_EQ(program.count("fused"), 1u);
+      const Tensor xv = Tensor::uniform({n}, 5, opts(dtype), -2, 2), yv = Tensor::uniform({n}, 6, opts(dtype), -2, 2);
+      for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+        if ((target & (HWY_AVX3 | HWY_AVX2 | HWY_SSE4)) == 0) continue;
+        hwy::SetSupportedTargetsForTest(target);
+        auto e = ta::CpuEngine::serial();
+        const Tensor got = ta::Runtime().run(program, e, {xv, yv})[0];
+        const Tensor hv = xv.exp(e), gv = hv.mul(hv, e), kv = Tensor::full({}, 2.0, opts(dtype)).sub(gv, e);
+        const Tensor mv = yv.div(kv, e).add(hv, e);
+        const Tensor want = mv.abs(e).sqrt(e).mul(kv, e).copysign(xv, e).maximum(gv.tanh(e), e);
+        hwy::SetSupportedTargetsForTest(0);
+        const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << hwy::TargetName(target) << " n=" << n << " i=" << i;
+          else EXPECT_EQ(a[i], b[i]) << hwy::TargetName(target) << " " << name(dtype) << " n=" << n << " i=" << i;
+        }
       }
     }
   }

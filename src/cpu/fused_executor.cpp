@@ -27,11 +27,7 @@ struct CpuFusedPlan final : backend::FusedPlan {
   // The steps as a straight-line vector program, when every step is an F32 (or every step an
   // F64) op with a vector form and every input has that dtype. Registers: the external inputs,
   // then one per scratch slot, then the result.
-  struct Program {
-    std::vector<simd::VectorOp> ops;
-    int result = 0;
-  };
-  std::optional<Program> program;
+  std::optional<simd::VectorProgram> program;
 };
 
 constexpr std::int64_t kSlabElements = 8192;
@@ -124,7 +120,7 @@ void prefetch_part(std::span<const Tensor> inputs, const Tensor& out, std::int64
 }
 
 template <class T>
-void run_vector_program(const CpuFusedPlan::Program& p, std::span<const Tensor> inputs, const std::vector<bool>& scalar,
+void run_vector_program(const simd::VectorProgram& p, std::span<const Tensor> inputs, const std::vector<bool>& scalar,
                         const Tensor& out, std::int64_t lo, std::int64_t n) {
   std::vector<const T*> ptrs;
   std::vector<std::int64_t> strides;
@@ -134,12 +130,8 @@ void run_vector_program(const CpuFusedPlan::Program& p, std::span<const Tensor> 
     strides.push_back(scalar[j] ? 0 : 1);
   }
   T* dst = static_cast<T*>(const_cast<void*>(out.element_ptr())) + lo;
-  const auto count = static_cast<int>(p.ops.size());
-  const auto num_inputs = static_cast<int>(inputs.size());
-  if constexpr (std::is_same_v<T, float>)
-    simd::run_program_f32(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.result, dst, n);
-  else
-    simd::run_program_f64(p.ops.data(), count, ptrs.data(), strides.data(), num_inputs, p.result, dst, n);
+  if constexpr (std::is_same_v<T, float>) simd::run_program_f32(p, ptrs.data(), strides.data(), dst, n);
+  else simd::run_program_f64(p, ptrs.data(), strides.data(), dst, n);
 }
 
 void run_flat(const backend::FusedProgram& k, const CpuFusedPlan& plan, std::span<const Tensor> inputs,
@@ -262,17 +254,17 @@ std::unique_ptr<const CpuFusedPlan> plan_program(const backend::FusedProgram& pr
   for (const DType d : input_dtypes)
     if (d != prog.dtype) return plan;
   const auto num_inputs = static_cast<int>(input_dtypes.size());
-  CpuFusedPlan::Program p;
-  p.result = num_inputs + k.slot_count;
+  std::vector<simd::VectorOp> ops;
+  const int result = num_inputs + k.slot_count;
   // The register of an argument: an external input, a scratch slot or the result.
-  auto reg = [&](int arg) { return arg < 0 ? -arg - 1 : (k.slot[at(arg)] < 0 ? p.result : num_inputs + k.slot[at(arg)]); };
+  auto reg = [&](int arg) { return arg < 0 ? -arg - 1 : (k.slot[at(arg)] < 0 ? result : num_inputs + k.slot[at(arg)]); };
   for (int i = 0; i < n; ++i) {
     const auto& s = steps[at(i)];
     if (s.dtype != prog.dtype || (s.kind != Kind::Unary && s.kind != Kind::Binary)) return plan;
     const int a = reg(s.args[0]), b = s.kind == Kind::Binary ? reg(s.args[1]) : a;
-    p.ops.push_back({s.kind == Kind::Unary, s.binary, s.unary, reg(i), a, b});
+    ops.push_back({s.kind == Kind::Unary, s.binary, s.unary, reg(i), a, b});
   }
-  if (simd::program_supported(p.ops.data(), static_cast<int>(p.ops.size()), p.result + 1)) k.program = std::move(p);
+  k.program = simd::compile_program(ops, num_inputs, result);
   return plan;
 }
 

@@ -70,6 +70,13 @@ HWY_INLINE V Un(D d, V x) {
   else return hn::Round(x);  // Round: half to even
 }
 
+// The ops whose Highway form (a polynomial, a range reduction) has lanes outside its domain.
+constexpr bool HasSpecialLanes(UnaryOp op) {
+  using enum UnaryOp;
+  return op == Exp || op == Expm1 || op == Sigmoid || op == Log || op == Log1p || op == Sin || op == Cos ||
+         op == Tanh;
+}
+
 // Lanes where Highway's polynomial is outside its domain (NaN, infinities, overflow, huge
 // trig arguments, log of <= 0): those lanes are recomputed with the scalar definition, so
 // special values follow the C library exactly.
@@ -86,10 +93,9 @@ HWY_INLINE auto Special(D d, V x) {
     return hn::Or(hn::Not(hn::Gt(x, hn::Set(d, T(-1)))), hn::IsInf(x));
   } else if constexpr (Op == UnaryOp::Sin || Op == UnaryOp::Cos) {
     return hn::Not(hn::Le(hn::Abs(x), hn::Set(d, T(1000))));
-  } else if constexpr (Op == UnaryOp::Tanh) {
-    return hn::IsNaN(x);
   } else {
-    return hn::FirstN(d, 0);
+    static_assert(Op == UnaryOp::Tanh, "HasSpecialLanes and Special list the same ops");
+    return hn::IsNaN(x);
   }
 }
 
@@ -97,18 +103,22 @@ template <UnaryOp Op, class D, class V>
 HWY_INLINE V UnChecked(D d, V x) {
   using T = hn::TFromD<D>;
   V r = Un<Op>(d, x);
-  const auto special = Special<Op>(d, x);
-  if (HWY_UNLIKELY(!hn::AllFalse(d, special))) {
-    HWY_ALIGN T xs[hn::MaxLanes(d)];
-    HWY_ALIGN T rs[hn::MaxLanes(d)];
-    hn::Store(x, d, xs);
-    hn::Store(r, d, rs);
-    const auto sm = hn::IfThenElseZero(special, hn::Set(d, T(1)));
-    HWY_ALIGN T flags[hn::MaxLanes(d)];
-    hn::Store(sm, d, flags);
-    for (size_t i = 0; i < hn::Lanes(d); ++i)
-      if (flags[i] != T(0)) rs[i] = static_cast<T>(fn::unary<Op>(xs[i]));
-    r = hn::Load(d, rs);
+  // Exact ops have no special lanes; leaving them out also keeps the scalar fallback (a call)
+  // out of the callers' loops.
+  if constexpr (HasSpecialLanes(Op)) {
+    const auto special = Special<Op>(d, x);
+    if (HWY_UNLIKELY(!hn::AllFalse(d, special))) {
+      HWY_ALIGN T xs[hn::MaxLanes(d)];
+      HWY_ALIGN T rs[hn::MaxLanes(d)];
+      hn::Store(x, d, xs);
+      hn::Store(r, d, rs);
+      const auto sm = hn::IfThenElseZero(special, hn::Set(d, T(1)));
+      HWY_ALIGN T flags[hn::MaxLanes(d)];
+      hn::Store(sm, d, flags);
+      for (size_t i = 0; i < hn::Lanes(d); ++i)
+        if (flags[i] != T(0)) rs[i] = static_cast<T>(fn::unary<Op>(xs[i]));
+      r = hn::Load(d, rs);
+    }
   }
   return r;
 }
