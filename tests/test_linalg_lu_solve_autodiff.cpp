@@ -100,6 +100,32 @@ TEST(LinalgLuSolveAutodiff, TracedEqualsEager) {
   });
 }
 
+// A traced lu_factor reads its pivots back from the permutation matrix it packs beside lu
+// (one factorization per graph): they must be LAPACK's own, for tall, wide, complex, batched and
+// singular inputs and for permutations that move rows more than once.
+TEST(LinalgLuSolveAutodiff, TracedPivotsAreLapacksPivots) {
+  auto e = ta::CpuEngine::serial();
+  std::vector<Tensor> cases = {rnd({5, 5}, 50), rnd({3, 6, 4}, 51), rnd({2, 4, 7}, 52),
+                               rnd({2, 5, 5}, 53).cast(DType::C128, e).add(
+                                   rnd({2, 5, 5}, 54).cast(DType::C128, e).mul(std::complex<double>(0, 1), e), e)};
+  // Anti-diagonal (every row moves), a zero column (LAPACK keeps the row: no interchange), and
+  // a cyclic shift (rows move again after their first interchange).
+  cases.push_back(Tensor::from_vec_col_major({4, 4}, std::vector<double>{0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0, 0, 4, 0, 0, 0}));
+  cases.push_back(Tensor::from_vec_col_major({3, 3}, std::vector<double>{0, 0, 0, 1, 2, 3, 3, 1, 2}));
+  cases.push_back(Tensor::from_vec_col_major({4, 4}, std::vector<double>{0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0}));
+  for (const Tensor& av : cases) {
+    auto a = TracedTensor::input("a", av.dtype(), av.shape());
+    const auto f = la::lu_factor(a);
+    const ta::Program program = ta::GraphCompiler().compile({f.pivots, f.lu}, {a});
+    EXPECT_EQ(program.count("linalg.lu_factor"), 1u);
+    const auto out = ta::Runtime().run(program, e, {av});
+    const la::LUFactor d = la::lu_factor(av, e);
+    EXPECT_EQ(out[0].dtype(), DType::I32);
+    EXPECT_EQ(out[0].shape(), d.pivots.shape());
+    EXPECT_EQ(out[0].to_vec<std::int32_t>(), d.pivots.to_vec<std::int32_t>()) << av.shape().size() << "-d " << ta::name(av.dtype());
+  }
+}
+
 TEST(LinalgLuSolveAutodiff, Errors) {
   auto e = ta::CpuEngine::serial();
   ta::EagerRuntime rt;

@@ -33,5 +33,9 @@ Tensor fft_transform(const Tensor& x, const fft_detail::Spec& spec, Engine& engi
 // naming "pivots" (in op `op`).
 Tensor lu_permutation(const char* op, const Tensor& pivots, std::int64_t m, DType dtype, Engine& engine,
                       SourceLocation where);
+// The inverse: the k pivots (I32, 1-based) whose interchanges give the permutation matrices `p`
+// (batch..., m, m; entries 0 and 1 in any dtype), equal to LAPACK's: its k-th interchange never
+// moves rows above k. A traced lu_factor reads its pivots from its `p` instead of factoring again.
+Tensor lu_pivots_of_permutation(const Tensor& p, std::int64_t k, Engine& engine, SourceLocation where);
 
 }  // namespace tensora::direct

@@ -523,4 +523,30 @@ Tensor lu_permutation(const char* op, const Tensor& pivots, std::int64_t m, DTyp
       .cast(dtype, e, where);
 }
 
+Tensor lu_pivots_of_permutation(const Tensor& p, std::int64_t k, Engine& e, SourceLocation where) {
+  const Shape batch(p.shape().begin(), p.shape().end() - 2);
+  const std::int64_t m = p.shape().back(), count = numel(batch);
+  const auto at = [](std::int64_t i) { return static_cast<std::size_t>(i); };
+  const std::vector<double> values = p.cast(DType::F64, e, where).to_vec<double>(where);
+  std::vector<std::int32_t> piv(at(count * k));
+  std::vector<std::int64_t> perm(at(m)), row(at(m)), place(at(m));
+  for (std::int64_t j = 0; j < count; ++j) {
+    // Column i of p holds its 1 in row perm[i] (element (j, r, c) at j + count * (r + m * c)).
+    for (std::int64_t c = 0; c < m; ++c)
+      for (std::int64_t r = 0; r < m; ++r)
+        if (values[at(j + count * (r + m * c))] != 0.0) perm[at(c)] = r;
+    // Replay the interchanges: the i-th brings perm[i] to position i, from wherever it is now.
+    for (std::int64_t i = 0; i < m; ++i) row[at(i)] = place[at(i)] = i;
+    for (std::int64_t i = 0; i < k; ++i) {
+      const std::int64_t from = place[at(perm[at(i)])];
+      piv[at(j + i * count)] = static_cast<std::int32_t>(from + 1);
+      std::swap(row[at(i)], row[at(from)]);
+      place[at(row[at(i)])] = i;
+      place[at(row[at(from)])] = from;
+    }
+  }
+  return Tensor::from_vec_col_major(linalg_detail::with_tail(batch, {k}), std::move(piv), {e.device(), DType::I32},
+                                    where);
+}
+
 }  // namespace tensora::direct

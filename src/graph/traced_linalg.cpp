@@ -250,8 +250,11 @@ BasicLUFactor<TracedTensor> lu_factor(const TracedTensor& a, Loc where) {
         return std::vector<Tensor>{direct::lu_permutation("lu_factor", r.pivots, m, in.dtype(), e, where), r.lu};
       },
       ad::LuRule{.packed = true}, where);
-  TracedTensor pivots = node("linalg.lu_pivots", "", {&x}, DType::I32, joined(batch_of(x.shape()), {k}),
-                             [where](std::span<const Tensor> in, Engine& e) { return linalg::lu_factor(in[0], e, where).pivots; },
+  // The pivots are read back from p, so the graph factors once.
+  TracedTensor pivots = node("linalg.lu_pivots", "", {&f[0]}, DType::I32, joined(batch_of(x.shape()), {k}),
+                             [k, where](std::span<const Tensor> in, Engine& e) {
+                               return direct::lu_pivots_of_permutation(in[0], k, e, where);
+                             },
                              nullptr, where);
   return {f[1], pivots};
 }
