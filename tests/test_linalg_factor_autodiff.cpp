@@ -65,6 +65,24 @@ TEST(LinalgFactorAutodiff, EagerFactorsEqualTheDirectOnes) {
     const auto r_only = la::qr(rt.variable_from(a), {.mode = la::QrMode::R});
     EXPECT_FALSE(r_only.q.defined());
     EXPECT_EQ(r_only.r.value().to_vec<double>(), dq.r.to_vec<double>());
+    // Constants (no gradient wanted) give the same factors, unrecorded and unpacked.
+    const auto [cu, cs, cvh] = la::svd(s.constant(a));
+    EXPECT_EQ(cu.value().to_vec<double>(), d.u.to_vec<double>());
+    EXPECT_EQ(cs.value().to_vec<double>(), d.s.to_vec<double>());
+    EXPECT_EQ(cvh.value().to_vec<double>(), d.vh.to_vec<double>());
+    EXPECT_FALSE(cu.requires_grad() || cs.requires_grad() || cvh.requires_grad());
+    const auto ch = la::eigh(s.constant(h));
+    EXPECT_EQ(ch.eigenvalues.value().to_vec<double>(), de.eigenvalues.to_vec<double>());
+    EXPECT_EQ(ch.eigenvectors.value().to_vec<double>(), de.eigenvectors.to_vec<double>());
+    const auto cq = la::qr(s.constant(a));
+    EXPECT_EQ(cq.q.value().to_vec<double>(), dq.q.to_vec<double>());
+    EXPECT_EQ(cq.r.value().to_vec<double>(), dq.r.to_vec<double>());
+    EXPECT_FALSE(cq.r.requires_grad());
+    const la::LUFactor dlu = la::lu_factor(h, e);
+    const auto clu = la::lu_factor(s.constant(h));
+    EXPECT_EQ(clu.lu.value().to_vec<double>(), dlu.lu.to_vec<double>());
+    EXPECT_EQ(clu.pivots.value().to_vec<std::int32_t>(), dlu.pivots.to_vec<std::int32_t>());
+    EXPECT_EQ(la::lu_solve(clu, s.constant(a)).value().to_vec<double>(), la::lu_solve(dlu, a, e).to_vec<double>());
     // Complex: singular values and eigenvalues are real.
     const EagerTensor z = complex_of(s, s.constant(a), s.constant(rnd({2, 4, 3}, 2)));
     EXPECT_EQ(la::svd(z).s.dtype(), DType::F64);

@@ -49,9 +49,15 @@ struct RecordedViews {
 
 // Records a factorization as one node whose result is its factors packed, and returns the
 // factors as recorded views of it.
+// Nothing to record (no gradient wanted): the factors themselves, without packing them.
 template <class Rule>
 std::vector<EagerTensor> record_factors(Rule rule, const EagerTensor& a, const frontdoor::PackedLayout& layout,
                                         const std::vector<Tensor>& factors, Engine& e, Loc where) {
+  if (!should_record(factors.back(), a.requires_grad())) {
+    std::vector<EagerTensor> constants;
+    for (const Tensor& f : factors) constants.push_back(constant_node(f));
+    return constants;
+  }
   const EagerTensor packed =
       record1(std::move(rule), a, frontdoor::pack(layout, factors, layout.packed_dtype(a.dtype()), e));
   RecordedViews views{where};
@@ -168,6 +174,7 @@ BasicLU<EagerTensor> lu(const EagerTensor& a, Loc where) {
 BasicLUFactor<EagerTensor> lu_factor(const EagerTensor& a, Loc where) {
   auto [s, x] = lapack_operand("lu_factor", a, where);
   LUFactor f = linalg::lu_factor(x.value(), s.engine(), where);
+  if (!should_record(f.lu, x.requires_grad())) return {constant_node(std::move(f.lu)), constant_node(std::move(f.pivots))};
   // The node packs p beside lu: the rule needs it, and the pivots are no tensor of a float dtype.
   const Tensor p = direct::lu_permutation("lu_factor", f.pivots, x.shape()[x.shape().size() - 2], x.dtype(),
                                           s.engine(), where);
@@ -184,9 +191,14 @@ EagerTensor lu_solve(const BasicLUFactor<EagerTensor>& f, const EagerTensor& b, 
   const EagerTensor m = vector ? pb.unsqueeze(-1, where) : pb;
   // The direct form checks and solves; the rule reads the permutation matrix of the pivots.
   Tensor out = linalg::lu_solve(LUFactor{lu.value(), f.pivots.value()}, m.value(), s.engine(), where);
-  const EagerTensor p = constant_node(direct::lu_permutation("lu_solve", f.pivots.value(), lu.shape().back(),
-                                                             lu.dtype(), s.engine(), where));
-  EagerTensor x = record(ad::LuSolveRule{}, std::array<const EagerTensor*, 4>{&lu, &f.pivots, &m, &p}, std::move(out));
+  EagerTensor x;
+  if (should_record(out, lu.requires_grad() || m.requires_grad())) {  // p (m x m) only for the rule
+    const EagerTensor p = constant_node(direct::lu_permutation("lu_solve", f.pivots.value(), lu.shape().back(),
+                                                               lu.dtype(), s.engine(), where));
+    x = record(ad::LuSolveRule{}, std::array<const EagerTensor*, 4>{&lu, &f.pivots, &m, &p}, std::move(out));
+  } else {
+    x = constant_node(std::move(out));
+  }
   return vector ? x.squeeze({-1}, where) : x;
 }
 
