@@ -5,8 +5,9 @@
 // Rows: BM_<Case>/<lib>/f32/<shape>/<form>/threads:<n>
 //   Chain8     y = maximum(((x * 1.5 + 0.25) * x - 0.5) * (x * x + 1), -0.25) over 16M F32: 8
 //              cheap elementwise ops, bandwidth-bound when unfused. All arithmetic, so the
-//              hand-written loop computes the very same IEEE operations (a transcendental would
-//              measure the math library, not fusion).
+//              hand-written loop computes the same values up to rounding (-march=native lets it
+//              contract a multiply and an add into an FMA; a transcendental would measure the
+//              math library, not fusion).
 //   Chain8Div  the same with / in place of the second *: one division per element makes the
 //              chain compute-heavy, where running steps one after another costs the most. lib tensora: forms traced-fused (GraphCompiler defaults) | traced-unfused
 //              (fuse_elementwise = false) | eager (EagerSession on constants) | direct

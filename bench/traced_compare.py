@@ -58,8 +58,8 @@ def render(rows, context, cmd):
         "described in `bench/bench_traced.cpp`.".format(
             context.get("date", datetime.datetime.now().isoformat()), *load),
         "",
-        "8-op chains over 16M F32, all arithmetic, so the hand loop computes the same IEEE "
-        "operations: Chain8 `maximum(((x * 1.5 + 0.25) * x - 0.5) * (x * x + 1), -0.25)` (cheap ops: "
+        "8-op chains over 16M F32, all arithmetic, so the hand loop computes the same values up to "
+        "rounding (it is built with -march=native and may contract a multiply and an add into one FMA): Chain8 `maximum(((x * 1.5 + 0.25) * x - 0.5) * (x * x + 1), -0.25)` (cheap ops: "
         "bandwidth-bound when unfused) and Chain8Div (the same with one division, compute-heavy):",
         "",
         "| chain | threads | traced fused | ÷ hand loop (target <= 1.2) | eager ÷ traced fused (target >= 3) "
