@@ -243,8 +243,10 @@ TEST(TracedRuntime, VectorProgramOperandFormsMatchTheDirectOpsOnEveryTarget) {
       const auto h = x.exp();       // a long op reading memory
       const auto g = h * h;         // both operands the accumulator
       const auto k = 2.0 - g;       // a scalar on the left of the accumulator
-      const auto m = y / k + h;     // the accumulator on the right; h read back from memory
-      const auto out = (m.abs().sqrt() * k).copysign(x).maximum(g.tanh());  // a long op on the accumulator
+      const auto m = 3.0 / (y / k) + h;  // the accumulator on the right of an input and of a scalar;
+                                         // h read back from memory
+      // a scalar on the right of the accumulator; a long op on the accumulator
+      const auto out = (m.abs().sqrt() * k * 0.5).copysign(x).maximum(g.tanh());
       const ta::Program program = ta::GraphCompiler().compile({out});
       ASSERT_EQ(program.count("fused"), 1u);
       const Tensor xv = Tensor::uniform({n}, 5, opts(dtype), -2, 2), yv = Tensor::uniform({n}, 6, opts(dtype), -2, 2);
@@ -254,8 +256,8 @@ TEST(TracedRuntime, VectorProgramOperandFormsMatchTheDirectOpsOnEveryTarget) {
         auto e = ta::CpuEngine::serial();
         const Tensor got = ta::Runtime().run(program, e, {xv, yv})[0];
         const Tensor hv = xv.exp(e), gv = hv.mul(hv, e), kv = Tensor::full({}, 2.0, opts(dtype)).sub(gv, e);
-        const Tensor mv = yv.div(kv, e).add(hv, e);
-        const Tensor want = mv.abs(e).sqrt(e).mul(kv, e).copysign(xv, e).maximum(gv.tanh(e), e);
+        const Tensor mv = Tensor::full({}, 3.0, opts(dtype)).div(yv.div(kv, e), e).add(hv, e);
+        const Tensor want = mv.abs(e).sqrt(e).mul(kv, e).mul(0.5, e).copysign(xv, e).maximum(gv.tanh(e), e);
         hwy::SetSupportedTargetsForTest(0);
         const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
         ASSERT_EQ(a.size(), b.size());

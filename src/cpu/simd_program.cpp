@@ -3,9 +3,10 @@
 // An accumulator machine: a chunk of kChunkVectors vectors goes through every step of the
 // program in vector registers. A step reads each operand either from the accumulator (the
 // previous step's result) or from a register's memory (an input run, a broadcast value, a saved
-// temporary), and stores its result only when a later step reads it from memory. The switch per
-// step is paid once per chunk. An earlier form ran each op over a block of 256 elements in L1
-// (two loads and a store per op and vector) and was bound by those stores.
+// temporary; a one-element input is made a vector once per step), and stores its result only
+// when a later step reads it from memory. The switch per step is paid once per chunk. An
+// earlier form ran each op over a block of 256 elements in L1 (two loads and a store per op and
+// vector) and was bound by those stores.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_program.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -42,9 +43,25 @@ HWY_INLINE void Unrolled(F&& f) {
 // Operand forms of a binary step, in StepCode's order.
 enum Form : int { kAccAcc, kAccMem, kMemAcc, kMemMem };
 
+// `a_one` / `b_one`: that memory operand is a one-element input, made a vector once per step
+// instead of loaded per vector.
 template <BinaryOp Op, int F, class D, class V, class T>
-HWY_INLINE void BinaryStep(D d, V* acc, const T* pa, const T* pb) {
+HWY_INLINE void BinaryStep(D d, V* acc, const T* pa, const T* pb, bool a_one, bool b_one) {
   const size_t N = hn::Lanes(d);
+  if constexpr (F == kAccMem) {
+    if (b_one) {
+      const V b = hn::Set(d, *pb);
+      Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { acc[j] = Bin<Op>(d, acc[j], b); });
+      return;
+    }
+  }
+  if constexpr (F == kMemAcc) {
+    if (a_one) {
+      const V a = hn::Set(d, *pa);
+      Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { acc[j] = Bin<Op>(d, a, acc[j]); });
+      return;
+    }
+  }
   Unrolled([&](auto j) TENSORA_ALWAYS_INLINE {
     const V a = (F == kMemAcc || F == kMemMem) ? hn::LoadU(d, pa + j * N) : acc[j];
     const V b = (F == kAccMem || F == kMemMem) ? hn::LoadU(d, pb + j * N) : acc[j];
@@ -122,12 +139,13 @@ HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inpu
       const VectorStep& s = steps[k];
       const T* pa = base[s.a];
       const T* pb = base[s.b];
+      const bool a_one = s.a < num_inputs && strides[s.a] == 0, b_one = s.b < num_inputs && strides[s.b] == 0;
       switch (s.code) {
 #define TENSORA_BINARY_CASES(name)                                                                            \
-  case StepCode::name##AccAcc: BinaryStep<BinaryOp::name, kAccAcc>(d, acc, pa, pb); break;                    \
-  case StepCode::name##AccMem: BinaryStep<BinaryOp::name, kAccMem>(d, acc, pa, pb); break;                    \
-  case StepCode::name##MemAcc: BinaryStep<BinaryOp::name, kMemAcc>(d, acc, pa, pb); break;                    \
-  case StepCode::name##MemMem: BinaryStep<BinaryOp::name, kMemMem>(d, acc, pa, pb); break;
+  case StepCode::name##AccAcc: BinaryStep<BinaryOp::name, kAccAcc>(d, acc, pa, pb, a_one, b_one); break;                    \
+  case StepCode::name##AccMem: BinaryStep<BinaryOp::name, kAccMem>(d, acc, pa, pb, a_one, b_one); break;                    \
+  case StepCode::name##MemAcc: BinaryStep<BinaryOp::name, kMemAcc>(d, acc, pa, pb, a_one, b_one); break;                    \
+  case StepCode::name##MemMem: BinaryStep<BinaryOp::name, kMemMem>(d, acc, pa, pb, a_one, b_one); break;
         TENSORA_SIMD_BINARY_OPS(TENSORA_BINARY_CASES)
 #undef TENSORA_BINARY_CASES
 #define TENSORA_UNARY_CASES(name)                                                                             \
