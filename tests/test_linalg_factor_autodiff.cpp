@@ -51,33 +51,27 @@ TEST(LinalgFactorAutodiff, EagerFactorsEqualTheDirectOnes) {
   const la::QR dq = la::qr(a, e);
   ta::EagerRuntime rt;
   rt.with_eager_session(e, [&](EagerSession& s) {
-    auto [u, sv, vh] = la::svd(rt.variable_from(a));
-    EXPECT_EQ(u.value().to_vec<double>(), d.u.to_vec<double>());
-    EXPECT_EQ(sv.value().to_vec<double>(), d.s.to_vec<double>());
-    EXPECT_EQ(vh.value().to_vec<double>(), d.vh.to_vec<double>());
-    EXPECT_EQ(sv.shape(), (ta::Shape{2, 3}));
-    const auto eh = la::eigh(rt.variable_from(h));
-    EXPECT_EQ(eh.eigenvalues.value().to_vec<double>(), de.eigenvalues.to_vec<double>());
-    EXPECT_EQ(eh.eigenvectors.value().to_vec<double>(), de.eigenvectors.to_vec<double>());
-    const auto q = la::qr(rt.variable_from(a));
-    EXPECT_EQ(q.q.value().to_vec<double>(), dq.q.to_vec<double>());
-    EXPECT_EQ(q.r.value().to_vec<double>(), dq.r.to_vec<double>());
+    // Variables (recorded, factors handed out of one packed node) and constants (no gradient
+    // wanted: the direct factors, unrecorded and unpacked) give the same values.
+    for (const bool variable : {true, false}) {
+      const auto in = [&](const Tensor& t) { return variable ? rt.variable_from(t) : s.constant(t); };
+      auto [u, sv, vh] = la::svd(in(a));
+      EXPECT_EQ(u.value().to_vec<double>(), d.u.to_vec<double>());
+      EXPECT_EQ(sv.value().to_vec<double>(), d.s.to_vec<double>());
+      EXPECT_EQ(vh.value().to_vec<double>(), d.vh.to_vec<double>());
+      EXPECT_EQ(sv.shape(), (ta::Shape{2, 3}));
+      for (const EagerTensor* f : {&u, &sv, &vh}) EXPECT_EQ(f->requires_grad(), variable);
+      const auto eh = la::eigh(in(h));
+      EXPECT_EQ(eh.eigenvalues.value().to_vec<double>(), de.eigenvalues.to_vec<double>());
+      EXPECT_EQ(eh.eigenvectors.value().to_vec<double>(), de.eigenvectors.to_vec<double>());
+      const auto q = la::qr(in(a));
+      EXPECT_EQ(q.q.value().to_vec<double>(), dq.q.to_vec<double>());
+      EXPECT_EQ(q.r.value().to_vec<double>(), dq.r.to_vec<double>());
+      EXPECT_EQ(q.r.requires_grad(), variable);
+    }
     const auto r_only = la::qr(rt.variable_from(a), {.mode = la::QrMode::R});
     EXPECT_FALSE(r_only.q.defined());
     EXPECT_EQ(r_only.r.value().to_vec<double>(), dq.r.to_vec<double>());
-    // Constants (no gradient wanted) give the same factors, unrecorded and unpacked.
-    const auto [cu, cs, cvh] = la::svd(s.constant(a));
-    EXPECT_EQ(cu.value().to_vec<double>(), d.u.to_vec<double>());
-    EXPECT_EQ(cs.value().to_vec<double>(), d.s.to_vec<double>());
-    EXPECT_EQ(cvh.value().to_vec<double>(), d.vh.to_vec<double>());
-    EXPECT_FALSE(cu.requires_grad() || cs.requires_grad() || cvh.requires_grad());
-    const auto ch = la::eigh(s.constant(h));
-    EXPECT_EQ(ch.eigenvalues.value().to_vec<double>(), de.eigenvalues.to_vec<double>());
-    EXPECT_EQ(ch.eigenvectors.value().to_vec<double>(), de.eigenvectors.to_vec<double>());
-    const auto cq = la::qr(s.constant(a));
-    EXPECT_EQ(cq.q.value().to_vec<double>(), dq.q.to_vec<double>());
-    EXPECT_EQ(cq.r.value().to_vec<double>(), dq.r.to_vec<double>());
-    EXPECT_FALSE(cq.r.requires_grad());
     const la::LUFactor dlu = la::lu_factor(h, e);
     const auto clu = la::lu_factor(s.constant(h));
     EXPECT_EQ(clu.lu.value().to_vec<double>(), dlu.lu.to_vec<double>());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <thread>
 
 #include <hwy/targets.h>
@@ -18,6 +19,26 @@ using ta::Tensor;
 using ta::TracedTensor;
 
 ta::TensorOptions opts(DType d) { return ta::TensorOptions(ta::Device::cpu(), d); }
+
+// Bitwise the same values (a NaN where `want` has one), element by element; `what` names the case.
+void expect_same_values(const Tensor& got, const Tensor& want, const std::string& what) {
+  auto e = ta::CpuEngine::serial();
+  const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << what << " i=" << i;
+    else EXPECT_EQ(a[i], b[i]) << what << " i=" << i;
+  }
+}
+
+// Highway's dispatch limited to `target` while it lives; the CPU's own targets come back even
+// when the test throws.
+struct TargetMock {
+  explicit TargetMock(std::int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+  ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
+  TargetMock(const TargetMock&) = delete;
+  TargetMock& operator=(const TargetMock&) = delete;
+};
 
 TEST(TracedRuntime, SeedExampleConvertsTheF32ConstantAndRunsInF64) {
   auto a = TracedTensor::input("a", DType::F64, {2, 2});
@@ -187,12 +208,7 @@ TEST(TracedRuntime, VectorProgramsMatchTheDirectOpsBitForBit) {
                               .maximum(xv.sqrt(e), e)
                               .minimum(3.0, e)
                               .sub(xv.neg(e).sigmoid(e), e);
-      const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
-      ASSERT_EQ(a.size(), b.size());
-      for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << name(dtype) << " n=" << n << " i=" << i;
-        else EXPECT_EQ(a[i], b[i]) << name(dtype) << " n=" << n << " i=" << i;
-      }
+      expect_same_values(got, want, std::string(name(dtype)) + " n=" + std::to_string(n));
     }
   }
 }
@@ -252,19 +268,16 @@ TEST(TracedRuntime, VectorProgramOperandFormsMatchTheDirectOpsOnEveryTarget) {
       const Tensor xv = Tensor::uniform({n}, 5, opts(dtype), -2, 2), yv = Tensor::uniform({n}, 6, opts(dtype), -2, 2);
       for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
         if ((target & (HWY_AVX3 | HWY_AVX2 | HWY_SSE4)) == 0) continue;
-        hwy::SetSupportedTargetsForTest(target);
-        auto e = ta::CpuEngine::serial();
-        const Tensor got = ta::Runtime().run(program, e, {xv, yv})[0];
-        const Tensor hv = xv.exp(e), gv = hv.mul(hv, e), kv = Tensor::full({}, 2.0, opts(dtype)).sub(gv, e);
-        const Tensor mv = Tensor::full({}, 3.0, opts(dtype)).div(yv.div(kv, e), e).add(hv, e);
-        const Tensor want = mv.abs(e).sqrt(e).mul(kv, e).mul(0.5, e).copysign(xv, e).maximum(gv.tanh(e), e);
-        hwy::SetSupportedTargetsForTest(0);
-        const auto a = got.cast(DType::F64, e).to_vec<double>(), b = want.cast(DType::F64, e).to_vec<double>();
-        ASSERT_EQ(a.size(), b.size());
-        for (std::size_t i = 0; i < a.size(); ++i) {
-          if (std::isnan(b[i])) EXPECT_TRUE(std::isnan(a[i])) << hwy::TargetName(target) << " n=" << n << " i=" << i;
-          else EXPECT_EQ(a[i], b[i]) << hwy::TargetName(target) << " " << name(dtype) << " n=" << n << " i=" << i;
+        Tensor got, want;
+        {
+          const TargetMock mock(target);
+          auto e = ta::CpuEngine::serial();
+          got = ta::Runtime().run(program, e, {xv, yv})[0];
+          const Tensor hv = xv.exp(e), gv = hv.mul(hv, e), kv = Tensor::full({}, 2.0, opts(dtype)).sub(gv, e);
+          const Tensor mv = Tensor::full({}, 3.0, opts(dtype)).div(yv.div(kv, e), e).add(hv, e);
+          want = mv.abs(e).sqrt(e).mul(kv, e).mul(0.5, e).copysign(xv, e).maximum(gv.tanh(e), e);
         }
+        expect_same_values(got, want, std::string(hwy::TargetName(target)) + " " + std::string(name(dtype)) + " n=" + std::to_string(n));
       }
     }
   }

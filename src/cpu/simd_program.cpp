@@ -3,10 +3,10 @@
 // An accumulator machine: a chunk of kChunkVectors vectors goes through every step of the
 // program in vector registers. A step reads each operand either from the accumulator (the
 // previous step's result) or from a register's memory (an input run, a broadcast value, a saved
-// temporary; a one-element input is made a vector once per step), and stores its result only
-// when a later step reads it from memory. The switch per step is paid once per chunk. An
-// earlier form ran each op over a block of 256 elements in L1 (two loads and a store per op and
-// vector) and was bound by those stores.
+// temporary; a one-element input beside the accumulator is made a vector once per step), and
+// stores its result only when a later step reads it from memory. The switch per step is paid
+// once per chunk. An earlier form ran each op over a block of 256 elements in L1 (two loads and
+// a store per op and vector) and was bound by those stores.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/simd_program.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -43,8 +43,8 @@ HWY_INLINE void Unrolled(F&& f) {
 // Operand forms of a binary step, in StepCode's order.
 enum Form : int { kAccAcc, kAccMem, kMemAcc, kMemMem };
 
-// `a_one` / `b_one`: that memory operand is a one-element input, made a vector once per step
-// instead of loaded per vector.
+// `a_one` / `b_one`: that memory operand is a one-element input; beside the accumulator it is
+// made a vector once per step instead of loaded per vector.
 template <BinaryOp Op, int F, class D, class V, class T>
 HWY_INLINE void BinaryStep(D d, V* acc, const T* pa, const T* pb, bool a_one, bool b_one) {
   const size_t N = hn::Lanes(d);
@@ -69,12 +69,9 @@ HWY_INLINE void BinaryStep(D d, V* acc, const T* pa, const T* pb, bool a_one, bo
   });
 }
 
-// Unary ops whose vector form is long (polynomials, range reduction, the scalar fallback for
-// special lanes) run out of line over the chunk in memory: the inlined cases stay small and
+// Unary ops with special lanes have long vector forms (polynomials, range reduction, the scalar
+// fallback): they run out of line over the chunk in memory, so the inlined cases stay small and
 // free of calls, and the accumulator spills only around them.
-constexpr bool IsLong(UnaryOp op) {
-  return HasSpecialLanes(op);
-}
 
 template <UnaryOp Op, class T>
 HWY_NOINLINE void LongUnaryChunk(const T* src, T* dst) {
@@ -86,7 +83,7 @@ HWY_NOINLINE void LongUnaryChunk(const T* src, T* dst) {
 template <UnaryOp Op, bool FromMemory, class D, class V, class T>
 HWY_INLINE void UnaryStep(D d, V* acc, const T* pa, T* spill) {
   const size_t N = hn::Lanes(d);
-  if constexpr (IsLong(Op)) {
+  if constexpr (HasSpecialLanes(Op)) {
     if constexpr (!FromMemory) Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { hn::Store(acc[j], d, spill + j * N); });
     LongUnaryChunk<Op>(FromMemory ? pa : spill, spill);
     Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { acc[j] = hn::Load(d, spill + j * N); });
@@ -141,15 +138,15 @@ HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inpu
       const T* pb = base[s.b];
       const bool a_one = s.a < num_inputs && strides[s.a] == 0, b_one = s.b < num_inputs && strides[s.b] == 0;
       switch (s.code) {
-#define TENSORA_BINARY_CASES(name)                                                                            \
-  case StepCode::name##AccAcc: BinaryStep<BinaryOp::name, kAccAcc>(d, acc, pa, pb, a_one, b_one); break;                    \
-  case StepCode::name##AccMem: BinaryStep<BinaryOp::name, kAccMem>(d, acc, pa, pb, a_one, b_one); break;                    \
-  case StepCode::name##MemAcc: BinaryStep<BinaryOp::name, kMemAcc>(d, acc, pa, pb, a_one, b_one); break;                    \
+#define TENSORA_BINARY_CASES(name)                                                                       \
+  case StepCode::name##AccAcc: BinaryStep<BinaryOp::name, kAccAcc>(d, acc, pa, pb, a_one, b_one); break; \
+  case StepCode::name##AccMem: BinaryStep<BinaryOp::name, kAccMem>(d, acc, pa, pb, a_one, b_one); break; \
+  case StepCode::name##MemAcc: BinaryStep<BinaryOp::name, kMemAcc>(d, acc, pa, pb, a_one, b_one); break; \
   case StepCode::name##MemMem: BinaryStep<BinaryOp::name, kMemMem>(d, acc, pa, pb, a_one, b_one); break;
         TENSORA_SIMD_BINARY_OPS(TENSORA_BINARY_CASES)
 #undef TENSORA_BINARY_CASES
-#define TENSORA_UNARY_CASES(name)                                                                             \
-  case StepCode::name##Acc: UnaryStep<UnaryOp::name, false>(d, acc, pa, spill); break;                        \
+#define TENSORA_UNARY_CASES(name)                                                      \
+  case StepCode::name##Acc: UnaryStep<UnaryOp::name, false>(d, acc, pa, spill); break; \
   case StepCode::name##Mem: UnaryStep<UnaryOp::name, true>(d, acc, pa, spill); break;
         TENSORA_SIMD_UNARY_OPS(TENSORA_UNARY_CASES)
 #undef TENSORA_UNARY_CASES
