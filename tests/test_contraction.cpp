@@ -787,6 +787,41 @@ TEST(ContractionBatched, SmallProductsInEveryLayoutAndSize) {
     }
 }
 
+TEST(ContractionBatched, RowMajorStacksAreComputedInCacheSizedChunks) {
+  // A column-major result of row-major [batch, m, n] stacks has the batch fastest, which the
+  // BLAS and the generic kernel cannot write; such a batch is computed in chunks of about
+  // 256 KiB of results (cpu/gemm.cpp), each copied out while in cache. The shapes give
+  // several chunks and a short last one: 32 x 32 F64 products go 32 to a chunk, 96 x 96 F64
+  // (the BLAS path) 8, 12 x 12 C128 112, 16 x 16 I32 256, 40 x 40 F16 (computed in F32) 32.
+  // (Smaller F16 stacks and broadcast operands take the lane kernel, which writes in place.)
+  struct Case {
+    DType dtype;
+    std::int64_t batch, m, k, n;
+  };
+  const std::vector<Case> cases{{DType::F64, 77, 32, 32, 32}, {DType::F64, 19, 96, 96, 96},
+                                {DType::F32, 150, 20, 36, 28}, {DType::C128, 250, 12, 12, 12},
+                                {DType::I32, 300, 16, 16, 16}, {DType::F16, 100, 40, 40, 40}};
+  const DotGeneralConfig bmm{{0}, {0}, {2}, {1}};
+  for (const Case& c : cases) {
+    // Row-major stacks: column-major [k, m, batch] seen as [batch, m, k].
+    const Tensor a = make({c.k, c.m, c.batch}, c.dtype, 51).permute({2, 1, 0});
+    const Tensor b = make({c.n, c.k, c.batch}, c.dtype, 52).permute({2, 1, 0});
+    check_dot_general(a, b, bmm, "row-major stacks", serial());
+    const auto want = bytes(a.dot_general(b, bmm, serial()));
+    for (const int threads : {2, 3}) EXPECT_EQ(bytes(a.dot_general(b, bmm, parallel(threads))), want) << threads;
+  }
+  // Two batch dims that fold ([40, 3, m, k], the first fastest), the same two that do not
+  // ([3, 40, m, k] of that memory: the whole-batch path), and a broadcast operand (batch
+  // stride 0).
+  const DotGeneralConfig two{{0, 1}, {0, 1}, {3}, {2}};
+  const Tensor a = make({32, 32, 40, 3}, DType::F64, 53), b = make({32, 32, 40, 3}, DType::F64, 54);
+  check_dot_general(a.permute({2, 3, 1, 0}), b.permute({2, 3, 1, 0}), two, "two batch dims that fold", parallel(2));
+  check_dot_general(a.permute({3, 2, 1, 0}), b.permute({3, 2, 1, 0}), two, "two batch dims that do not fold",
+                    parallel(2));
+  const Tensor one = make({40, 40, 1}, DType::F64, 55).permute({2, 1, 0}).broadcast_to({100, 40, 40});
+  check_dot_general(one, make({40, 40, 100}, DType::F64, 56).permute({2, 1, 0}), bmm, "broadcast lhs", parallel(2));
+}
+
 TEST(ContractionBatched, EveryKernelInstructionSetAgrees) {
   // The kernels are compiled for AVX-512, AVX2 and baseline x86-64; each must give the
   // reference result (the CPU runs those it supports).

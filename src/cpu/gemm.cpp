@@ -102,18 +102,24 @@ void fill(const Tensor& dst, const Tensor& src, Engine& engine) {
   else cast(dst, src, engine);
 }
 
-// An uninitialized tensor of `shape` ([batch(nb)..., rest...]) in dtype `ct`, with the batch
-// dims fastest in memory (the lane kernel's layout) or slowest (one dense matrix per batch).
-Tensor alloc_layout(const Shape& shape, std::size_t nb, DType ct, bool batch_fastest, Device device) {
+// An uninitialized dense tensor of `shape` in dtype `ct` whose dims lie in memory in `order`
+// (fastest first).
+Tensor alloc_in_order(const Shape& shape, const Index& order, DType ct, Device device) {
   const std::size_t r = shape.size();
-  Index order(r);  // memory order, fastest first
-  std::iota(order.begin(), order.end(), 0);
-  if (!batch_fastest) std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nb), order.end());
   Shape mem(r);
   for (std::size_t i = 0; i < r; ++i) mem[i] = shape[static_cast<std::size_t>(order[i])];
   Index inverse(r);
   for (std::size_t i = 0; i < r; ++i) inverse[static_cast<std::size_t>(order[i])] = static_cast<std::int64_t>(i);
   return Tensor::empty(mem, ct, device).permute(inverse);
+}
+
+// An uninitialized tensor of `shape` ([batch(nb)..., rest...]) in dtype `ct`, with the batch
+// dims fastest in memory (the lane kernel's layout) or slowest (one dense matrix per batch).
+Tensor alloc_layout(const Shape& shape, std::size_t nb, DType ct, bool batch_fastest, Device device) {
+  Index order(shape.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (!batch_fastest) std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nb), order.end());
+  return alloc_in_order(shape, order, ct, device);
 }
 
 Tensor compact(const Tensor& view, std::size_t nb, DType ct, bool batch_fastest, Engine& engine) {
@@ -387,6 +393,71 @@ bool usable_output(const Tensor& t, DType ct, std::size_t nb, std::size_t nm, st
   return has_unit_axis(m, n, *x, *y);
 }
 
+// A batch of products whose result cannot be written in place (a column-major result of
+// row-major stacks has the batch fastest, and BLAS and the generic kernel write a matrix with
+// a unit stride) goes through dense temporaries: in chunks of about this many bytes of
+// results, each copied out while it is still in cache, instead of one temporary for the
+// whole batch and a second pass over memory (docs/contractions.md has the measurements).
+constexpr std::int64_t kChunkBytes = 256 << 10;
+
+// Products per chunk for the chunked path, or 0 when the batch goes whole: the batch dims of
+// both operands and the result must fold into one, and no product may be cut into blocks
+// (the blocks of a product depend on the batch size, and a chunk must compute every element
+// as the whole batch would).
+std::int64_t chunk_products(const Views& v, const Tensor& out, Path path, DType ct) {
+  if (path == Path::Lanes || v.batch < 2) return 0;
+  if (static_cast<double>(v.m) * static_cast<double>(v.n) * static_cast<double>(v.k) >= kSplitMinWork) return 0;
+  if (!fold(v.a, 0, v.nb) || !fold(v.b, 0, v.nb) || !fold(out, 0, v.nb)) return 0;
+  const std::int64_t bytes = std::max<std::int64_t>(1, v.m * v.n * static_cast<std::int64_t>(size_of(ct)));
+  const std::int64_t line = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(size_of(ct)));
+  const std::int64_t g = std::max<std::int64_t>(1, kChunkBytes / bytes);
+  const std::int64_t products = std::max(line, g / line * line);  // whole cache lines of the batch axis
+  return products < v.batch ? products : 0;
+}
+
+// Products [b0, b0 + count) of a [batch.., rest..] view whose batch dims fold: one batch dim.
+Tensor batch_slice(const Tensor& t, std::size_t nb, std::int64_t b0, std::int64_t count) {
+  const Dim batch = *fold(t, 0, nb);
+  Shape shape{count};
+  Strides strides{batch.stride};
+  shape.insert(shape.end(), t.shape().begin() + static_cast<std::ptrdiff_t>(nb), t.shape().end());
+  strides.insert(strides.end(), t.strides().begin() + static_cast<std::ptrdiff_t>(nb), t.strides().end());
+  return TensorInternals::restride(t, std::move(shape), std::move(strides), t.offset() + b0 * batch.stride);
+}
+
+// The chunked path: threads take whole chunks; inside one, the products and the copy run as
+// the serial engine runs them, so every engine computes every element alike.
+template <class T>
+void run_chunks(Path path, const Views& v, const Tensor& out, std::int64_t products, DType ct, Engine& engine) {
+  const std::int64_t chunks = (v.batch + products - 1) / products;
+  // The temporaries' products are column-major, the order of the result's, so that each chunk
+  // is copied out as one two-axis transpose with rows of the result's length. The generic
+  // kernel is the exception: given an A that is not column-contiguous it computes the
+  // transpose product, whose columns are C's rows, and it writes those 1.3x faster.
+  const Dim am = *fold(v.a, v.nb, v.nb + v.nm);
+  const bool row_major = path == Path::Generic && v.m > 1 && am.stride != 1;
+  Index order;  // memory order of [batch, M.., N..], fastest first
+  auto append = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t d = begin; d < end; ++d) order.push_back(static_cast<std::int64_t>(d));
+  };
+  if (row_major) append(1 + v.nm, 1 + v.nm + v.nn);
+  append(1, 1 + v.nm);
+  if (!row_major) append(1 + v.nm, 1 + v.nm + v.nn);
+  order.push_back(0);
+  engine.parallel_for(chunks, 1, [&](std::int64_t c0, std::int64_t c1) {
+    CpuEngine serial = CpuEngine::serial(out.device());
+    for (std::int64_t c = c0; c < c1; ++c) {
+      const std::int64_t b0 = c * products, count = std::min(products, v.batch - b0);
+      Views chunk{batch_slice(v.a, v.nb, b0, count), batch_slice(v.b, v.nb, b0, count), Tensor(), 1, v.nm, v.nk,
+                  v.nn, count, v.m, v.n, v.k};
+      const Tensor dest = batch_slice(out, v.nb, b0, count);
+      chunk.c = alloc_in_order(dest.shape(), order, ct, out.device());
+      run_matrices<T>(path, chunk, serial);
+      fill(dest, chunk.c, serial);
+    }
+  });
+}
+
 // The order of the contracted pairs: any order works if both sides use it; pick one in which
 // the K dims of both operands fold (as given, by lhs strides, by rhs strides).
 Index contract_order(const Tensor& lhs, const Tensor& rhs, const ContractionDims& d) {
@@ -488,18 +559,22 @@ void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const 
   v.a = usable(v.a, ct, v.nb, v.nm, v.nk, path, v.m, v.k) ? as_dtype(v.a, ct) : compact(v.a, v.nb, ct, batch_fastest, engine);
   v.b = usable(v.b, ct, v.nb, v.nk, v.nn, path, v.k, v.n) ? as_dtype(v.b, ct) : compact(v.b, v.nb, ct, batch_fastest, engine);
   const bool direct = usable_output(out, ct, v.nb, v.nm, v.nn, path, v.m, v.n);
-  v.c = direct ? as_dtype(out, ct) : alloc_layout(out.shape(), v.nb, ct, batch_fastest, out.device());
+  const std::int64_t chunk = direct ? 0 : chunk_products(v, out, path, ct);
+  if (!direct && chunk == 0) v.c = alloc_layout(out.shape(), v.nb, ct, batch_fastest, out.device());
+  if (direct) v.c = as_dtype(out, ct);
 
   visit_dtype(ct, [&]<class T>() {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::uint32_t> ||
-                  std::is_same_v<T, std::uint64_t>) {
-      if (path == Path::Lanes) return run_lanes<T>(v, engine);
-      return run_matrices<T>(path, v, engine);
-    } else if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+                  std::is_same_v<T, std::uint64_t> || std::is_same_v<T, std::complex<float>> ||
+                  std::is_same_v<T, std::complex<double>>) {
+      if (chunk > 0) return run_chunks<T>(path, v, out, chunk, ct, engine);
+      if constexpr (!is_complex_v<T>) {
+        if (path == Path::Lanes) return run_lanes<T>(v, engine);
+      }
       return run_matrices<T>(path, v, engine);
     }
   });
-  if (!direct) fill(out, v.c, engine);
+  if (!direct && chunk == 0) fill(out, v.c, engine);
 }
 
 }  // namespace tensora::cpu
