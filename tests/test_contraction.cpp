@@ -790,9 +790,10 @@ TEST(ContractionBatched, SmallProductsInEveryLayoutAndSize) {
 TEST(ContractionBatched, RowMajorStacksAreComputedInCacheSizedChunks) {
   // A column-major result of row-major [batch, m, n] stacks has the batch fastest, which the
   // BLAS and the generic kernel cannot write; such a batch is computed in chunks of about
-  // 256 KiB of results (cpu/gemm.cpp), each copied out while in cache. The shapes give
-  // several chunks and a short last one: 32 x 32 F64 products go 32 to a chunk, 96 x 96 F64
-  // (the BLAS path) 8, 12 x 12 C128 112, 16 x 16 I32 256, 40 x 40 F16 (computed in F32) 32.
+  // 256 KiB of results (cpu/gemm.cpp; smaller where that would leave a thread idle), each
+  // copied out while in cache. On the serial engine the shapes give several chunks and a short
+  // last one: 32 x 32 F64 products go 32 to a chunk, 96 x 96 F64 (the BLAS path) 8, 12 x 12
+  // C128 112, 16 x 16 I32 256, 40 x 40 F16 (computed in F32) 32.
   // (Smaller F16 stacks and broadcast operands take the lane kernel, which writes in place.)
   struct Case {
     DType dtype;

@@ -403,15 +403,18 @@ constexpr std::int64_t kChunkBytes = 256 << 10;
 // Products per chunk for the chunked path, or 0 when the batch goes whole: the batch dims of
 // both operands and the result must fold into one, and no product may be cut into blocks
 // (the blocks of a product depend on the batch size, and a chunk must compute every element
-// as the whole batch would).
-std::int64_t chunk_products(const Views& v, const Tensor& out, Path path, DType ct) {
+// as the whole batch would; the chunk size may then follow the thread count, since it
+// changes no element's arithmetic).
+std::int64_t chunk_products(const Views& v, const Tensor& out, Path path, DType ct, int threads) {
   if (path == Path::Lanes || v.batch < 2) return 0;
   if (static_cast<double>(v.m) * static_cast<double>(v.n) * static_cast<double>(v.k) >= kSplitMinWork) return 0;
   if (!fold(v.a, 0, v.nb) || !fold(v.b, 0, v.nb) || !fold(out, 0, v.nb)) return 0;
+  const auto round_to = [](std::int64_t x, std::int64_t unit) { return std::max(unit, x / unit * unit); };
   const std::int64_t bytes = std::max<std::int64_t>(1, v.m * v.n * static_cast<std::int64_t>(size_of(ct)));
   const std::int64_t line = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(size_of(ct)));
-  const std::int64_t g = std::max<std::int64_t>(1, kChunkBytes / bytes);
-  const std::int64_t products = std::max(line, g / line * line);  // whole cache lines of the batch axis
+  // Whole cache lines of the batch axis, and a chunk for every thread where the batch allows.
+  std::int64_t products = round_to(kChunkBytes / bytes, line);
+  products = std::min(products, round_to((v.batch + threads - 1) / threads, line));
   return products < v.batch ? products : 0;
 }
 
@@ -432,10 +435,10 @@ void run_chunks(Path path, const Views& v, const Tensor& out, std::int64_t produ
   const std::int64_t chunks = (v.batch + products - 1) / products;
   // The temporaries' products are column-major, the order of the result's, so that each chunk
   // is copied out as one two-axis transpose with rows of the result's length. The generic
-  // kernel is the exception: given an A that is not column-contiguous it computes the
-  // transpose product, whose columns are C's rows, and it writes those 1.3x faster.
-  const Dim am = *fold(v.a, v.nb, v.nb + v.nm);
-  const bool row_major = path == Path::Generic && v.m > 1 && am.stride != 1;
+  // kernel is the exception: where run_matrices computes the transposed product (A not
+  // column-contiguous, B^T so), its columns are C's rows, and it writes those 1.3x faster.
+  const Dim am = *fold(v.a, v.nb, v.nb + v.nm), bn = *fold(v.b, v.nb + v.nk, v.nb + v.nk + v.nn);
+  const bool row_major = path == Path::Generic && v.m > 1 && am.stride != 1 && (v.n == 1 || bn.stride == 1);
   Index order;  // memory order of [batch, M.., N..], fastest first
   auto append = [&](std::size_t begin, std::size_t end) {
     for (std::size_t d = begin; d < end; ++d) order.push_back(static_cast<std::int64_t>(d));
@@ -559,7 +562,7 @@ void dot_general(const Tensor& out, const Tensor& lhs, const Tensor& rhs, const 
   v.a = usable(v.a, ct, v.nb, v.nm, v.nk, path, v.m, v.k) ? as_dtype(v.a, ct) : compact(v.a, v.nb, ct, batch_fastest, engine);
   v.b = usable(v.b, ct, v.nb, v.nk, v.nn, path, v.k, v.n) ? as_dtype(v.b, ct) : compact(v.b, v.nb, ct, batch_fastest, engine);
   const bool direct = usable_output(out, ct, v.nb, v.nm, v.nn, path, v.m, v.n);
-  const std::int64_t chunk = direct ? 0 : chunk_products(v, out, path, ct);
+  const std::int64_t chunk = direct ? 0 : chunk_products(v, out, path, ct, engine.threads());
   if (!direct && chunk == 0) v.c = alloc_layout(out.shape(), v.nb, ct, batch_fastest, out.device());
   if (direct) v.c = as_dtype(out, ct);
 
