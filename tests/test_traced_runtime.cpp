@@ -9,6 +9,7 @@
 #include <hwy/targets.h>
 
 #include "cpu/simd_program.hpp"
+#include "simd_targets.hpp"
 #include "tensora/tensora.hpp"
 
 namespace {
@@ -31,14 +32,7 @@ void expect_same_values(const Tensor& got, const Tensor& want, const std::string
   }
 }
 
-// Highway's dispatch limited to `target` while it lives; the CPU's own targets come back even
-// when the test throws.
-struct TargetMock {
-  explicit TargetMock(std::int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-  TargetMock(const TargetMock&) = delete;
-  TargetMock& operator=(const TargetMock&) = delete;
-};
+using tensora_test::TargetMock;
 
 TEST(TracedRuntime, SeedExampleConvertsTheF32ConstantAndRunsInF64) {
   auto a = TracedTensor::input("a", DType::F64, {2, 2});
@@ -266,8 +260,7 @@ TEST(TracedRuntime, VectorProgramOperandFormsMatchTheDirectOpsOnEveryTarget) {
       const ta::Program program = ta::GraphCompiler().compile({out});
       ASSERT_EQ(program.count("fused"), 1u);
       const Tensor xv = Tensor::uniform({n}, 5, opts(dtype), -2, 2), yv = Tensor::uniform({n}, 6, opts(dtype), -2, 2);
-      for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
-        if ((target & (HWY_AVX3 | HWY_AVX2 | HWY_SSE4)) == 0) continue;
+      for (const std::int64_t target : tensora_test::x86_targets()) {
         Tensor got, want;
         {
           const TargetMock mock(target);

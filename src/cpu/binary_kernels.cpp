@@ -6,6 +6,7 @@
 #include "core/element_access.hpp"
 #include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
+#include "cpu/half_runs.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"
 
@@ -34,6 +35,12 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
                                   reinterpret_cast<double*>(p[0]), n);
         if (done) return;
       }
+    }
+    if constexpr (is_half_v<T> && std::is_same_v<Out, T>) {  // computed in F32, rounded once
+      if (n >= 32 && s[0] == kT && (s[1] == 0 || s[1] == kT) && (s[2] == 0 || s[2] == kT) &&
+          simd::half_binary_run(Op, reinterpret_cast<const T*>(p[1]), s[1] / kT, reinterpret_cast<const T*>(p[2]),
+                                s[2] / kT, reinterpret_cast<T*>(p[0]), n))
+        return;
     }
     if constexpr (!is_half_v<T>) {
       if (typed_contiguous_run<Out, T, T>(p, s, n, [](T x, T y) { return fn::binary<Op>(x, y); })) return;

@@ -6,6 +6,7 @@
 #include "core/element_access.hpp"
 #include "ops/elementwise_functors.hpp"
 #include "cpu/elementwise_loop.hpp"
+#include "cpu/half_runs.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/simd.hpp"
 
@@ -29,6 +30,11 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
     if constexpr (std::is_same_v<T, double> && std::is_same_v<Out, double>) {
       if (s[0] == kT && s[1] == kT &&
           simd::unary_f64(Op, reinterpret_cast<const double*>(p[1]), reinterpret_cast<double*>(p[0]), n))
+        return;
+    }
+    if constexpr (is_half_v<T> && std::is_same_v<Out, T>) {
+      if (s[0] == kT && s[1] == kT &&
+          simd::half_unary_run(Op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n))
         return;
     }
     if constexpr (!is_half_v<T>) {
