@@ -3,7 +3,7 @@
 and NumPy's on the same cases, in one run, printed as the markdown table of docs/BENCHMARKS.md
 ("Transposed inputs").
 
-    /usr/bin/python3 bench/numpy_transposed.py build/bench/tensora_bench_transposed [--filter REGEX]
+    /usr/bin/python3 bench/numpy_transposed.py build-bench/bench/tensora_bench_transposed [--filter REGEX]
 
 tensora runs with --benchmark_repetitions=3 (median); NumPy (single-threaded for elementwise
 ops) takes the median of 5 calls after one warm-up. NumPy keeps its inputs' layout where it
