@@ -158,6 +158,12 @@ void check_ops_on_target(std::int64_t target) {
     expect_bits(x.div(y, e).to_vec<T>(), binary_want(div, false), where + "div");
     expect_bits(x.maximum(y, e).to_vec<T>(), binary_want(maximum, false), where + "maximum");
     expect_bits(x.copysign(y, e).to_vec<T>(), binary_want(copysign, false), where + "copysign");
+    // Ops without a vector form run the scalar loop.
+    expect_bits(x.sinh(e).to_vec<T>(), unary_want([](float a) { return ta::fn::unary<UnaryOp::Sinh>(a); }),
+                where + "sinh");
+    expect_bits(x.hypot(y, e).to_vec<T>(),
+                binary_want([](float a, float b) { return ta::fn::binary<BinaryOp::Hypot>(a, b); }, false),
+                where + "hypot");
     expect_bits(x.add(s, e).to_vec<T>(), binary_want(add, true), where + "add of one value");
     expect_bits(x.div(s, e).to_vec<T>(), binary_want(div, true), where + "div by one value");
   }
