@@ -25,9 +25,18 @@ bool WidenHalf(HalfKind kind, const std::uint16_t* in, float* out, int64_t n) {
       return false;
     } else {
       const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-      const auto* src = reinterpret_cast<const hwy::float16_t*>(in);
+      // F16C makes a signaling NaN quiet; the scalar definition keeps every bit of a NaN
+      // (sign, all-ones exponent, the payload shifted up), and so does this.
+      auto widen = [&](auto h) {
+        const auto f = hn::PromoteTo(df, hn::BitCast(dh, h));
+        const auto x = hn::PromoteTo(du32, h);
+        const auto nan = hn::Gt(hn::And(x, hn::Set(du32, 0x7fffu)), hn::Set(du32, 0x7c00u));
+        const auto bits = hn::Or(hn::Or(hn::ShiftLeft<16>(hn::And(x, hn::Set(du32, 0x8000u))), hn::Set(du32, 0x7f800000u)),
+                                 hn::ShiftLeft<13>(hn::And(x, hn::Set(du32, 0x3ffu))));
+        return hn::IfThenElse(hn::RebindMask(df, nan), hn::BitCast(df, bits), f);
+      };
       int64_t i = 0;
-      for (; i + N <= n; i += N) hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, src + i)), df, out + i);
+      for (; i + N <= n; i += N) hn::StoreU(widen(hn::LoadU(du16, in + i)), df, out + i);
       for (; i < n; ++i) out[i] = static_cast<float>(Float16::from_bits(in[i]));  // the tail
       return true;
     }

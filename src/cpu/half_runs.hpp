@@ -15,7 +15,8 @@ namespace tensora::simd {
 
 enum class HalfKind : std::uint8_t { F16, BF16 };
 
-// out[i] = the F32 value of in[i] (exact; a signaling NaN may come back quiet).
+// out[i] = the F32 value of in[i]: bitwise static_cast<float> of Float16 / BFloat16 (exact;
+// a NaN keeps its sign and payload).
 bool widen_half(HalfKind kind, const std::uint16_t* in, float* out, std::int64_t n);
 // out[i] = in[i] rounded to the half type: bitwise Float16(float) / BFloat16(float) (to
 // nearest even, overflow to infinity, NaN quiet with its top payload bits).

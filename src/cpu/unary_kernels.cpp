@@ -86,6 +86,19 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
     visit_dtype(in.dtype(), [&]<class From>() {
       run_elementwise<2>(engine, {&out, &in},
                          [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        // Half <-> F32 runs in vectors, bitwise the scalar conversions (cpu/half_runs.hpp).
+        if constexpr (is_half_v<From> && std::is_same_v<To, float>) {
+          if (s[0] == 4 && s[1] == 2 &&
+              simd::widen_half(simd::kHalfKind<From>, reinterpret_cast<const std::uint16_t*>(p[1]),
+                               reinterpret_cast<float*>(p[0]), n))
+            return;
+        }
+        if constexpr (std::is_same_v<From, float> && is_half_v<To>) {
+          if (s[0] == 2 && s[1] == 4 &&
+              simd::narrow_half(simd::kHalfKind<To>, reinterpret_cast<const float*>(p[1]),
+                                reinterpret_cast<std::uint16_t*>(p[0]), n))
+            return;
+        }
         if (typed_contiguous_run<To, From>(p, s, n, [](From v) { return cast_value<To>(v); })) return;
         for (std::int64_t i = 0; i < n; ++i) {
           From v;
