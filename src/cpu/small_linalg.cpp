@@ -137,12 +137,16 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
   }
 }
 
-// getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots.
-template <class T, int VB, int N>
+// getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots. Every step runs
+// across all right-hand sides before the next: the columns are independent chains (a division,
+// then the updates that wait on it), so they overlap instead of queueing one column's divisions
+// behind the last. Each column sees getrs's operations in getrs's order. Cols: the column count
+// when fixed at compile time (0: cols).
+template <class T, int VB, int N, int Cols = 0>
 TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const Vec<T, VB>* piv,
-                                    Vec<T, VB>* b, std::int64_t cols) {
+                                    Vec<T, VB>* b, std::int64_t cols_) {
   using W = Vec<T, VB>;
-  const std::int64_t n = N != 0 ? N : n_;
+  const std::int64_t n = N != 0 ? N : n_, cols = Cols != 0 ? Cols : cols_;
   for (std::int64_t k = 0; k < n; ++k)
     for (std::int64_t r = k + 1; r < n; ++r) {
       const auto swap = piv[k] == splat<T, VB>(static_cast<T>(r + 1));
@@ -152,14 +156,13 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
         b[r + j * n] = swap ? x : y;
       }
     }
-  for (std::int64_t j = 0; j < cols; ++j) {
-    W* x = b + j * n;
-    for (std::int64_t c = 0; c < n; ++c)
-      for (std::int64_t r = c + 1; r < n; ++r) x[r] -= lu[r + c * n] * x[c];
-    for (std::int64_t c = n - 1; c >= 0; --c) {
-      x[c] /= lu[c + c * n];
-      for (std::int64_t r = 0; r < c; ++r) x[r] -= lu[r + c * n] * x[c];
-    }
+  for (std::int64_t c = 0; c < n; ++c)
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t r = c + 1; r < n; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
+  for (std::int64_t c = n - 1; c >= 0; --c) {
+    for (std::int64_t j = 0; j < cols; ++j) b[c + j * n] /= lu[c + c * n];
+    for (std::int64_t j = 0; j < cols; ++j)
+      for (std::int64_t r = 0; r < c; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   }
 }
 
@@ -471,7 +474,12 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
         const std::int64_t width = std::min(b.cols() - j0, kMax);
         W x[kMax * kMax];
         gather<T, VB, T>(b, first, count, x, false, Pad::Zero, j0, width);
-        lu_solve<T, VB, N>(n, m, piv, x, width);
+        if (N != 0 && width == N)  // inv's identity, or n right-hand sides: unrolled
+          lu_solve<T, VB, N, N>(n, m, piv, x, width);
+        else if (width == 1)  // one vector
+          lu_solve<T, VB, N, 1>(n, m, piv, x, width);
+        else
+          lu_solve<T, VB, N>(n, m, piv, x, width);
         scatter<T, VB, T>(x_out, first, count, x, false, j0, width);
       }
       break;
