@@ -29,7 +29,11 @@ class Device {
  public:
   static constexpr int kMaxCpuDevices = 8;
 
-  static Device cpu(int index = 0, SourceLocation where = SourceLocation::current());
+  // Inline: every default-constructed Tensor names cpu:0, so this is on the path of tiny ops.
+  static Device cpu(int index = 0, SourceLocation where = SourceLocation::current()) {
+    if (index < 0 || index >= kMaxCpuDevices) fail_cpu_index(index, where);
+    return Device(DeviceKind::Cpu, index);
+  }
   // Reads TENSORA_DEVICE ("cpu", "cpu:1", ...); cpu:0 when unset. Throws InvalidArgument for a
   // malformed name and Unsupported for a device this build cannot use.
   static Device default_device(SourceLocation where = SourceLocation::current());
@@ -51,6 +55,7 @@ class Device {
 
  private:
   constexpr Device(DeviceKind k, int i) : kind_(k), index_(i) {}
+  [[noreturn]] static void fail_cpu_index(int index, SourceLocation where);
   DeviceKind kind_;
   int index_;
 };

@@ -50,13 +50,11 @@ void check_settings(const DeviceSettings& s, SourceLocation where) {
 
 }  // namespace
 
-Device Device::cpu(int index, SourceLocation where) {
-  if (index < 0 || index >= kMaxCpuDevices)
-    check::fail_invalid("Device::cpu",
-                        "cpu device index " + std::to_string(index) + " out of range [0, " +
-                            std::to_string(kMaxCpuDevices) + ")",
-                        "index", where);
-  return Device(DeviceKind::Cpu, index);
+void Device::fail_cpu_index(int index, SourceLocation where) {
+  check::fail_invalid("Device::cpu",
+                      "cpu device index " + std::to_string(index) + " out of range [0, " +
+                          std::to_string(kMaxCpuDevices) + ")",
+                      "index", where);
 }
 
 Device Device::parse(std::string_view text, SourceLocation where) {
