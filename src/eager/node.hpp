@@ -51,7 +51,15 @@ struct OpNode final : Node {
   }
   OpNode(const OpNode&) = delete;
   OpNode& operator=(const OpNode&) = delete;
-  ~OpNode() override { release_inputs(*this); }
+  ~OpNode() override {
+    // Usually every input lives on or holds no inputs of its own: checked here, without the
+    // virtual inputs() and a call, since every recorded op's node passes through it.
+    for (const NodePtr& n : ins)
+      if (n && n.use_count() == 1 && !n->inputs().empty()) {
+        release_inputs(*this);
+        return;
+      }
+  }
   std::span<const NodePtr> inputs() const override { return {ins.data(), ins.size()}; }
   void take_inputs(std::vector<NodePtr>& out) override {
     for (auto& n : ins)

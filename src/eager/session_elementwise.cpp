@@ -21,7 +21,7 @@ EagerTensor binary_tt(EagerSession& s, BinaryOp op, const EagerTensor& a, const 
   EagerTensor a_converted, b_converted;
   const EagerTensor& ca = in_dtype(a, target, s.engine(), where, a_converted);
   const EagerTensor& cb = in_dtype(b, target, s.engine(), where, b_converted);
-  Tensor out = direct::binary(op, ca.value(), cb.value(), s.engine(), where);
+  Tensor out = direct::binary(op, value_of(ca), value_of(cb), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::BinaryRule{op}, std::array<const EagerTensor*, 2>{&ca, &cb}, std::move(out));
 }
@@ -44,7 +44,7 @@ EagerTensor unary(EagerSession& s, UnaryOp op, const EagerTensor& x, SourceLocat
   const DType target = plan_target(elementwise_policy(inf), {&x}, s.engine());
   EagerTensor converted;
   const EagerTensor& cx = in_dtype(x, target, s.engine(), where, converted);
-  Tensor out = direct::unary(op, cx.value(), s.engine(), where);
+  Tensor out = direct::unary(op, value_of(cx), s.engine(), where);
   if (!ad::differentiable(op, target)) return constant_node(std::move(out));
   return record(ad::UnaryRule{op}, std::array<const EagerTensor*, 1>{&cx}, std::move(out));
 }

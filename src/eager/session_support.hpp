@@ -24,6 +24,12 @@ inline EagerSession& active_session(std::string_view op, SourceLocation where) {
   return *s;
 }
 
+// A defined handle's value, inline: EagerTensor::value() is out of line (Node is incomplete in
+// the public header) and a tiny op asks for its operands' dtypes and values several times.
+inline const Tensor& value_of(const EagerTensor& x) {
+  return x.node()->value;
+}
+
 // Every input is defined and lives on the engine's device (checked before any convert).
 inline void check_inputs(std::string_view op, Engine& e,
                          std::initializer_list<const EagerTensor*> xs, SourceLocation where) {
@@ -31,7 +37,8 @@ inline void check_inputs(std::string_view op, Engine& e,
     if (!x->defined())
       check::fail_invalid(op, "an eager tensor operand is empty (default-constructed)", "tensor",
                           where);
-    if (x->device() != e.device()) check::fail_device_mismatch(op, e.device(), x->device(), where);
+    if (value_of(*x).device() != e.device())
+      check::fail_device_mismatch(op, e.device(), value_of(*x).device(), where);
   }
 }
 
@@ -61,7 +68,7 @@ inline LapackOperand lapack_operand(std::string_view op, const EagerTensor& x, S
 // `converted`.
 inline const EagerTensor& in_dtype(const EagerTensor& x, DType target, Engine& e, SourceLocation where,
                                    EagerTensor& converted) {
-  if (x.dtype() == target) return x;
+  if (value_of(x).dtype() == target) return x;
   converted = convert_to(x, target, e, where);
   return converted;
 }
@@ -70,9 +77,9 @@ inline const EagerTensor& in_dtype(const EagerTensor& x, DType target, Engine& e
 inline DType plan_target(const OpPolicy& p, std::initializer_list<const EagerTensor*> xs,
                          Engine& e) {
   auto it = xs.begin();
-  LatticeType j = (*it)->dtype();
+  LatticeType j = value_of(**it).dtype();
   for (++it; it != xs.end(); ++it) {
-    j = join(j, (*it)->dtype());
+    j = join(j, value_of(**it).dtype());
   }
   return apply_policy(p.accepts, j, e.device());
 }
