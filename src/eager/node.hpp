@@ -37,8 +37,19 @@ struct Node {
 
 // Destroying the last handle of a chain of n recorded ops would run n nested destructors (a
 // 100000-op chain overflows the stack): a dying node instead unlinks, one by one, the inputs
-// it holds the last reference to, so each of them dies with no inputs left.
+// it holds the last reference to, so each of them dies with no inputs left. Called only when
+// nested_release says the plain destructors would recurse.
 void release_inputs(Node& dying);
+
+// Whether destroying a node with these inputs would recurse: some input is held only here and
+// has inputs of its own. Usually not (a variable, a value still in use, a constant), so the
+// check is inline, over the node's own input container, with no virtual call.
+template <class Inputs>
+bool nested_release(const Inputs& ins) {
+  for (const NodePtr& n : ins)
+    if (n && n.use_count() == 1 && !n->inputs().empty()) return true;
+  return false;
+}
 
 template <class Rule, class Inputs>
 struct OpNode final : Node {
@@ -52,13 +63,7 @@ struct OpNode final : Node {
   OpNode(const OpNode&) = delete;
   OpNode& operator=(const OpNode&) = delete;
   ~OpNode() override {
-    // Usually every input lives on or holds no inputs of its own: checked here, without the
-    // virtual inputs() and a call, since every recorded op's node passes through it.
-    for (const NodePtr& n : ins)
-      if (n && n.use_count() == 1 && !n->inputs().empty()) {
-        release_inputs(*this);
-        return;
-      }
+    if (nested_release(ins)) release_inputs(*this);
   }
   std::span<const NodePtr> inputs() const override { return {ins.data(), ins.size()}; }
   void take_inputs(std::vector<NodePtr>& out) override {

@@ -24,12 +24,6 @@ inline EagerSession& active_session(std::string_view op, SourceLocation where) {
   return *s;
 }
 
-// A defined handle's value, inline: EagerTensor::value() is out of line (Node is incomplete in
-// the public header) and a tiny op asks for its operands' dtypes and values several times.
-inline const Tensor& value_of(const EagerTensor& x) {
-  return x.node()->value;
-}
-
 // Every input is defined and lives on the engine's device (checked before any convert).
 inline void check_inputs(std::string_view op, Engine& e,
                          std::initializer_list<const EagerTensor*> xs, SourceLocation where) {

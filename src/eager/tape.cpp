@@ -137,11 +137,6 @@ std::vector<Tensor> run_forward(std::span<const NodePtr> outputs, Engine& engine
 }
 
 void release_inputs(Node& dying) {
-  // Usually every input lives on (a variable, a value still in use) or dies without inputs of
-  // its own: the members' own destructors then recurse nowhere, and no list is needed.
-  bool nested = false;
-  for (const NodePtr& n : dying.inputs()) nested |= n && n.use_count() == 1 && !n->inputs().empty();
-  if (!nested) return;
   std::vector<NodePtr> pending;
   dying.take_inputs(pending);
   while (!pending.empty()) {
