@@ -8,11 +8,10 @@
 //
 // Prints, in ms: neg/add/exp into a dense destination, the casts to and from F32, and the
 // allocating neg, add and F32 cast of transposed views (a column-major result of row-major data).
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 
+#include "driver_timing.hpp"
 #include "tensora/tensora.hpp"
 
 namespace ta = tensora;
@@ -29,15 +28,7 @@ int main(int argc, char** argv) {
   const ta::Tensor a = ta::Tensor::uniform({n, n}, 1, half, -1.0, 1.0), b = ta::Tensor::uniform({n, n}, 2, half, -1.0, 1.0);
   const ta::Tensor x = ta::Tensor::uniform({n, n}, 3, f32, -1.0, 1.0);
   const ta::Tensor out = ta::Tensor::zeros({n, n}, half);
-  auto best_ms = [](auto f) {
-    double best = 1e30;
-    for (int r = 0; r < 5; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      f();
-      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-  };
+  auto best_ms = [](auto&& f) { return bench::best_ms(5, f); };
   std::printf("%s  neg_into %.2f  add_into %.2f  exp_into %.2f  cast->f32 %.2f  f32->cast %.2f  ", argv[1],
               best_ms([&] { a.neg_into(e, out); }), best_ms([&] { a.add_into(b, e, out); }),
               best_ms([&] { a.exp_into(e, out); }), best_ms([&] { ta::Tensor r = a.cast(ta::DType::F32, e); }),

@@ -10,11 +10,10 @@
 //
 // Prints, in ms: inv, solve (one right-hand side vector), det, cholesky, eigvalsh, eigh (with
 // vectors), and the flat neg and contiguous copy of the stack.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
+#include "driver_timing.hpp"
 #include "tensora/linalg.hpp"
 #include "tensora/tensora.hpp"
 
@@ -35,15 +34,7 @@ int main(int argc, char** argv) {
   const ta::Tensor general = x.add(eye, e), spd = x.matmul(x.transpose(-2, -1), e).add(eye, e),
                    sym = x.add(x.transpose(-2, -1), e);
   const ta::Tensor b = ta::Tensor::uniform({batch, n}, 8, f64, -1, 1);
-  auto best_ms = [](auto f) {
-    double best = 1e30;
-    for (int r = 0; r < 15; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      f();
-      best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
-  };
+  auto best_ms = [](auto&& f) { return bench::best_ms(15, f); };
   std::printf("%lldx%lld  inv %.3f  solve %.3f  det %.3f  cholesky %.3f  eigvalsh %.3f  eigh %.3f  neg %.3f  copy %.3f\n",
               static_cast<long long>(batch), static_cast<long long>(n),
               best_ms([&] { ta::Tensor r = la::inv(general, e); }),
