@@ -168,25 +168,37 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
 
 // potf2 (lower): a = l l^T in place in the lower triangle; info the order of the first leading
 // minor that is not positive (0: none). A failing lane goes on with a unit pivot; its result is
-// discarded by the caller, as LAPACK stops there.
+// discarded by the caller, as LAPACK stops there. Factored through the Schur complements
+// (a = w d^-1 w^T, w unit-scaled columns): column j's pivot d_j = a_jj - sum_k w_jk^2 / d_k
+// needs the earlier pivots' reciprocals, not their square roots, so one division links a column
+// to the next instead of a square root and a division; l = w sqrt(d^-1) at the end. One
+// division and one square root per column (potf2: a division per entry below the diagonal):
+// the divider and square root share a unit that is not pipelined.
 template <class T, int VB, int N>
 TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& info) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
+  W inverse[kMax];  // 1 / d_k
   for (std::int64_t j = 0; j < n; ++j) {
+    W scaled[kMax];  // w_jk / d_k
+    for (std::int64_t k = 0; k < j; ++k) scaled[k] = a[j + k * n] * inverse[k];
     W d = a[j + j * n];
-    for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
+    for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * scaled[k];
     const auto bad = (d <= splat<T, VB>(0)) | (d != d);  // not positive, NaN included
     info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
     d = bad ? splat<T, VB>(1) : d;
-    W root = d;
-    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(d[l]);
-    a[j + j * n] = root;
+    a[j + j * n] = d;
+    inverse[j] = splat<T, VB>(1) / d;
     for (std::int64_t i = j + 1; i < n; ++i) {
       W s = a[i + j * n];
-      for (std::int64_t k = 0; k < j; ++k) s -= a[i + k * n] * a[j + k * n];
-      a[i + j * n] = s / root;
+      for (std::int64_t k = 0; k < j; ++k) s -= a[i + k * n] * scaled[k];
+      a[i + j * n] = s;
     }
+  }
+  for (std::int64_t j = 0; j < n; ++j) {
+    W root = inverse[j];  // sqrt(1 / d_j), then l_jj = d_j sqrt(1 / d_j)
+    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
+    for (std::int64_t i = j; i < n; ++i) a[i + j * n] *= root;
   }
 }
 
