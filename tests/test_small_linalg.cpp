@@ -127,6 +127,50 @@ TEST(SmallLinalg, EighOfHugeAndTinyEntries) {
       }
 }
 
+TEST(SmallLinalg, EighOfATinyOffDiagonalEntryBetweenEqualDiagonalEntries) {
+  // A rotation squares d = a(q, q) - a(p, p) and a(p, q): with d = 0 and a(p, q) below the
+  // square root of the smallest normal number both squares underflowed, the rotation became
+  // 0 / 0, and a good matrix was reported as not converging. Such an entry is far below the
+  // matrix's rounding (each is scaled to a largest entry in [1, 2)) and is zeroed.
+  ta::ReferenceEngine ref;
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n : {3, 5}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      const double tiny = d == DType::F32 ? 1e-25 : 1e-170;
+      std::vector<double> v(static_cast<std::size_t>(n * n), 0.5);
+      for (std::int64_t i = 0; i < n; ++i)  // diagonal 1, 1, 3, 4, ...
+        v[static_cast<std::size_t>(i * (n + 1))] = i > 1 ? static_cast<double>(i + 1) : 1.0;
+      v[1] = v[static_cast<std::size_t>(n)] = tiny;  // a(0, 1) between a(0, 0) = a(1, 1) = 1
+      const Tensor h = Tensor::from_vec_col_major({n, n}, v).cast(d, e());
+      const la::Eigh got = la::eigh(h, e()), want = la::eigh(h, ref);
+      EXPECT_LT(max_diff(got.eigenvalues, want.eigenvalues), tol(d) * 10);
+      const Tensor rebuilt = got.eigenvectors.mul(got.eigenvalues.unsqueeze(-2), e())
+                                 .matmul(got.eigenvectors.transpose(-2, -1), e());
+      EXPECT_LT(max_diff(rebuilt, h), tol(d) * 100);
+    }
+}
+
+TEST(SmallLinalg, EighOfAMatrixDoesNotDependOnTheMatricesBesideIt) {
+  // eigh runs two lane groups side by side, sweeping until every lane of both has converged:
+  // a converged lane rotates by exact identities, so each matrix gets the bits it gets alone.
+  for (DType d : {DType::F32, DType::F64}) {
+    SCOPED_TRACE(ta::name(d));
+    std::vector<double> v = random({37, 3, 3}, d, 11).cast(DType::F64, e()).to_vec<double>();
+    for (std::int64_t c = 0; c < 3; ++c)  // matrix 5 diagonal: converged before the first sweep
+      for (std::int64_t r = 0; r < 3; ++r)
+        if (r != c) v[static_cast<std::size_t>(5 + 37 * (r + 3 * c))] = 0;
+    const Tensor a = Tensor::from_vec_col_major({37, 3, 3}, v).cast(d, e());
+    const Tensor h = a.add(a.transpose(-2, -1), e());
+    const la::Eigh batch = la::eigh(h, e());
+    for (std::int64_t i : {0, 5, 8, 20, 33, 36}) {
+      const Tensor one = h.slice(0, i, i + 1);
+      const la::Eigh alone = la::eigh(one, e());
+      EXPECT_EQ(values(alone.eigenvalues), values(batch.eigenvalues.slice(0, i, i + 1))) << i;
+      EXPECT_EQ(values(alone.eigenvectors), values(batch.eigenvectors.slice(0, i, i + 1))) << i;
+    }
+  }
+}
+
 TEST(SmallLinalg, SubnormalPivotsGiveFiniteMultipliers) {
   // getf2's multipliers from a subnormal pivot whose reciprocal overflows: the kernel divides,
   // so l(1, 0) = (d / 2) / d = 0.5 exactly; a multiply by 1 / d would give inf.

@@ -3,10 +3,12 @@
 // the register's width, so selects stay single instructions). The algorithms are LAPACK's
 // unblocked ones (getf2, getrs, potf2) and cyclic Jacobi for eigh, written once over a lane
 // vector; where LAPACK branches per matrix (the pivot row, a zero pivot, a failing minor), the
-// lanes select. Compiled once per Highway target (AVX-512, AVX2 and the baseline) and picked
-// with the GEMM kernels' choice (gemm::kernel_isa). Every helper is compiled for its target, not
-// only the entry point: GCC lowers a helper's wide vector compares for the default target before
-// inlining it, one scalar compare per lane.
+// lanes select. eigh runs two such groups side by side (its rotations are chains on the
+// divider that one group leaves idle most of the time). Compiled once per Highway target
+// (AVX-512, AVX2 and the baseline) and picked with the GEMM kernels' choice
+// (gemm::kernel_isa). Every helper is compiled for its target, not only the entry point: GCC
+// lowers a helper's wide vector compares for the default target before inlining it, one
+// scalar compare per lane.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "cpu/small_linalg.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
@@ -218,84 +220,123 @@ TENSORA_KERNEL_INLINE Vec<T, VB> off_mass(std::int64_t n, const Vec<T, VB>* a) {
 // eigenvectors with their largest-modulus entry (the first of equals) positive, as every
 // backend gauges them. Sweeps until every lane's off-diagonal mass is below eps^2 of its norm;
 // info 1 for a lane still above it after kSweeps sweeps (syevd's "no convergence").
-template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>* w, Vec<T, VB>* v,
-                                       bool vectors, Vec<T, VB>& info) {
+//
+// One lane set's matrices and state. jacobi_eigh runs K sets side by side, every rotation of
+// one set next to the same rotation of the others: a rotation is a chain of square roots and a
+// division, each waiting on the last, on a unit that is not pipelined, and independent chains
+// keep it busy. A lane's result does not depend on the sets beside it (see jacobi_sweep_done).
+template <class T, int VB>
+struct JacobiSet {
   using W = Vec<T, VB>;
-  constexpr int kSweeps = 60;
-  const std::int64_t n = N != 0 ? N : n_;
-  const T eps = std::numeric_limits<T>::epsilon();
-  // Each lane scaled by a power of two that brings its largest entry into [1, 2) (exact, and
-  // undone exactly on the eigenvalues): the squares below (the norm, the rotation's hypotenuse)
-  // then neither overflow for huge entries nor underflow for tiny ones, as syevd scales too.
+  W* a;      // n x n, scaled in place; its diagonal ends as the eigenvalues (unscaled: up)
+  W* w;      // the eigenvalues
+  W* v;      // the eigenvectors
+  W* info;   // 1 where a lane did not converge
+  W up;      // undoes the scaling on the eigenvalues
+  W norm2;   // the scaled matrix's squared norm
+  decltype(W{} < W{}) done;  // the lanes that have converged
+};
+
+// Each lane scaled by a power of two that brings its largest entry into [1, 2) (exact, and
+// undone exactly on the eigenvalues): the squares below (the norm, the rotation's hypotenuse)
+// then neither overflow for huge entries nor underflow for tiny ones, as syevd scales too.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE void jacobi_start(std::int64_t n, JacobiSet<T, VB>& s) {
+  using W = Vec<T, VB>;
   W largest = splat<T, VB>(0);
   for (std::int64_t e = 0; e < n * n; ++e) {
-    const W x = abs_of<T, VB>(a[e]);
+    const W x = abs_of<T, VB>(s.a[e]);
     largest = x > largest ? x : largest;
   }
-  W down = splat<T, VB>(1), up = splat<T, VB>(1);
+  W down = splat<T, VB>(1);
+  s.up = splat<T, VB>(1);
   for (int l = 0; l < kLanes<T, VB>; ++l) {
     int exponent = 0;
     if (largest[l] != 0) std::frexp(largest[l], &exponent);
     exponent = std::max(exponent, std::numeric_limits<T>::min_exponent);  // 2^(1 - it) finite
     down[l] = std::ldexp(T(1), 1 - exponent);
-    up[l] = std::ldexp(T(1), exponent - 1);
+    s.up[l] = std::ldexp(T(1), exponent - 1);
   }
-  for (std::int64_t e = 0; e < n * n; ++e) a[e] *= down;
-  W norm2 = splat<T, VB>(0);
-  for (std::int64_t e = 0; e < n * n; ++e) norm2 += a[e] * a[e];
+  for (std::int64_t e = 0; e < n * n; ++e) s.a[e] *= down;
+  s.norm2 = splat<T, VB>(0);
+  for (std::int64_t e = 0; e < n * n; ++e) s.norm2 += s.a[e] * s.a[e];
   for (std::int64_t c = 0; c < n; ++c)
-    for (std::int64_t r = 0; r < n; ++r) v[r + c * n] = splat<T, VB>(r == c ? 1 : 0);
-  bool converged = false;
-  for (int sweep = 0; sweep < kSweeps && !converged; ++sweep) {
-    // A lane that has converged rotates no more (its rotations become exact identities), so a
-    // matrix's result does not depend on the matrices that share its vector.
-    const auto done = off_mass<T, VB>(n, a) <= norm2 * (eps * eps);
-    converged = true;
-    for (int l = 0; l < kLanes<T, VB>; ++l) converged = converged && done[l] != 0;
-    if (converged) break;
-    for (std::int64_t p = 0; p < n; ++p)
-      for (std::int64_t q = p + 1; q < n; ++q) {
-        const W apq = a[p + q * n];
-        const auto zero = (apq == splat<T, VB>(0)) | done;
-        // The rotation that zeroes a(p, q): t = tan, the smaller root of t^2 + 2 theta t - 1
-        // with theta = d / e (Golub and Van Loan 8.5.2), t = sign(theta) / (|theta| +
-        // sqrt(theta^2 + 1)), multiplied through by |e| so that one division serves: the
-        // divider and square root share a unit that is not pipelined, and they bound a sweep.
-        const W d = a[q + q * n] - a[p + p * n], e = splat<T, VB>(2) * apq;
-        W hypotenuse = d * d + e * e;  // no overflow: scaled, every entry stays within 2n
-        for (int l = 0; l < kLanes<T, VB>; ++l) hypotenuse[l] = std::sqrt(hypotenuse[l]);
-        W t = (d < splat<T, VB>(0) ? -e : e) / (abs_of<T, VB>(d) + hypotenuse);
-        t = zero ? splat<T, VB>(0) : t;
-        W c = t * t + splat<T, VB>(1);
-        for (int l = 0; l < kLanes<T, VB>; ++l) c[l] = T(1) / std::sqrt(c[l]);
-        const W sn = t * c;
-        // a = J^T a J, computed once per symmetric pair: columns p and q off the 2x2 block,
-        // mirrored into rows p and q.
-        for (std::int64_t k = 0; k < n; ++k) {
-          if (k == p || k == q) continue;
-          const W x = a[k + p * n], y = a[k + q * n];
-          const W xp = c * x - sn * y, yq = sn * x + c * y;
-          a[k + p * n] = a[p + k * n] = xp;
-          a[k + q * n] = a[q + k * n] = yq;
-        }
-        // The block: t a(p, q) moves between the diagonal entries (GVL 8.5.1), and a(p, q) is
-        // what the rotation was chosen to make, exactly zero (a converged lane keeps its entry).
-        const W shift = t * apq;
-        a[p + p * n] -= shift;
-        a[q + q * n] += shift;
-        a[p + q * n] = a[q + p * n] = done ? apq : splat<T, VB>(0);
-        if (vectors)
-          for (std::int64_t k = 0; k < n; ++k) {
-            const W x = v[k + p * n], y = v[k + q * n];
-            v[k + p * n] = c * x - sn * y;
-            v[k + q * n] = sn * x + c * y;
-          }
-      }
+    for (std::int64_t r = 0; r < n; ++r) s.v[r + c * n] = splat<T, VB>(r == c ? 1 : 0);
+}
+
+// Marks the converged lanes; whether all are. A lane that has converged rotates no more (its
+// rotations become exact identities), so a matrix's result does not depend on the matrices
+// that share its vector or run beside it.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE bool jacobi_sweep_done(std::int64_t n, JacobiSet<T, VB>& s) {
+  const T eps = std::numeric_limits<T>::epsilon();
+  s.done = off_mass<T, VB>(n, s.a) <= s.norm2 * (eps * eps);
+  bool all = true;
+  for (int l = 0; l < kLanes<T, VB>; ++l) all = all && s.done[l] != 0;
+  return all;
+}
+
+// The rotation in the plane (p, q) that zeroes a(p, q): a = J^T a J, v = v J.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE void jacobi_rotate(std::int64_t n, JacobiSet<T, VB>& s, std::int64_t p,
+                                         std::int64_t q, bool vectors) {
+  using W = Vec<T, VB>;
+  W* const a = s.a;
+  const W apq = a[p + q * n];
+  // Below sqrt(smallest normal) (the lane is scaled to a largest entry in [1, 2), so far below
+  // its rounding) the squares below would underflow: with equal diagonal entries the rotation
+  // became 0 / 0. Such an entry is zeroed as if it were 0.
+  const T negligible = std::sqrt(std::numeric_limits<T>::min());
+  const auto zero = (abs_of<T, VB>(apq) < splat<T, VB>(negligible)) | s.done;
+  // t = tan, the smaller root of t^2 + 2 theta t - 1 with theta = d / e (Golub and Van Loan
+  // 8.5.2), t = sign(theta) / (|theta| + sqrt(theta^2 + 1)), multiplied through by |e|: t = e' / g
+  // with e' = sign(d) e, h = sqrt(d^2 + e^2) and g = |d| + h. Since g^2 + e^2 = 2 h g, the cosine
+  // 1 / sqrt(1 + t^2) is g r and the sine e' r with r = 1 / sqrt(2 h g), and t = e' 2 h r^2: two
+  // square roots and one division per rotation, no division waiting on another.
+  const W d = a[q + q * n] - a[p + p * n], e = splat<T, VB>(2) * apq;
+  W hypotenuse = d * d + e * e;  // no overflow: scaled, every entry stays within 2n
+  for (int l = 0; l < kLanes<T, VB>; ++l) hypotenuse[l] = std::sqrt(hypotenuse[l]);
+  const W signed_e = d < splat<T, VB>(0) ? -e : e, g = abs_of<T, VB>(d) + hypotenuse;
+  W root = splat<T, VB>(2) * hypotenuse * g;
+  for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
+  const W reciprocal = splat<T, VB>(1) / root;
+  // A converged lane or a negligible a(p, q) (g may be 0 then) rotates by exactly nothing.
+  const W t = zero ? splat<T, VB>(0)
+                   : signed_e * (splat<T, VB>(2) * hypotenuse) * (reciprocal * reciprocal);
+  const W c = zero ? splat<T, VB>(1) : g * reciprocal;
+  const W sn = zero ? splat<T, VB>(0) : signed_e * reciprocal;
+  // Computed once per symmetric pair: columns p and q off the 2x2 block, mirrored into rows p
+  // and q.
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (k == p || k == q) continue;
+    const W x = a[k + p * n], y = a[k + q * n];
+    const W xp = c * x - sn * y, yq = sn * x + c * y;
+    a[k + p * n] = a[p + k * n] = xp;
+    a[k + q * n] = a[q + k * n] = yq;
   }
-  const auto done = off_mass<T, VB>(n, a) <= norm2 * (eps * eps);
-  info = done ? info : splat<T, VB>(1);
-  for (std::int64_t i = 0; i < n; ++i) w[i] = a[i + i * n] * up;
+  // The block: t a(p, q) moves between the diagonal entries (GVL 8.5.1), and a(p, q) is what
+  // the rotation was chosen to make, exactly zero (a converged lane keeps its entry).
+  const W shift = t * apq;
+  a[p + p * n] -= shift;
+  a[q + q * n] += shift;
+  a[p + q * n] = a[q + p * n] = s.done ? apq : splat<T, VB>(0);
+  if (vectors)
+    for (std::int64_t k = 0; k < n; ++k) {
+      const W x = s.v[k + p * n], y = s.v[k + q * n];
+      s.v[k + p * n] = c * x - sn * y;
+      s.v[k + q * n] = sn * x + c * y;
+    }
+}
+
+// The convergence verdict, the eigenvalues ascending and the vectors gauged.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE void jacobi_finish(std::int64_t n, JacobiSet<T, VB>& s, bool vectors) {
+  using W = Vec<T, VB>;
+  W* const w = s.w;
+  W* const v = s.v;
+  jacobi_sweep_done<T, VB>(n, s);
+  *s.info = s.done ? *s.info : splat<T, VB>(1);
+  for (std::int64_t i = 0; i < n; ++i) w[i] = s.a[i + i * n] * s.up;
   // Ascending, stable: adjacent compare-swaps (a bubble sort), the vectors moving along.
   for (std::int64_t pass = 0; pass + 1 < n; ++pass)
     for (std::int64_t i = 0; i + 1 < n - pass; ++i) {
@@ -322,6 +363,22 @@ TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB
     const W sign = value < splat<T, VB>(0) ? splat<T, VB>(-1) : splat<T, VB>(1);
     for (std::int64_t k = 0; k < n; ++k) v[k + j * n] *= sign;
   }
+}
+
+template <class T, int VB, int N, int K>
+TENSORA_KERNEL_INLINE void jacobi_eigh(std::int64_t n_, JacobiSet<T, VB>* sets, bool vectors) {
+  constexpr int kSweeps = 60;
+  const std::int64_t n = N != 0 ? N : n_;
+  for (int s = 0; s < K; ++s) jacobi_start<T, VB>(n, sets[s]);
+  for (int sweep = 0; sweep < kSweeps; ++sweep) {
+    bool converged = true;
+    for (int s = 0; s < K; ++s) converged = jacobi_sweep_done<T, VB>(n, sets[s]) && converged;
+    if (converged) break;
+    for (std::int64_t p = 0; p < n; ++p)
+      for (std::int64_t q = p + 1; q < n; ++q)
+        for (int s = 0; s < K; ++s) jacobi_rotate<T, VB>(n, sets[s], p, q, vectors);
+  }
+  for (int s = 0; s < K; ++s) jacobi_finish<T, VB>(n, sets[s], vectors);
 }
 
 // ---- one group: gather, compute, scatter ------------------------------------------------
@@ -420,6 +477,18 @@ TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, 
   for (int l = 0; l < kLanes<T, VB>; ++l) ok[l] = finite[l] != 0;
 }
 
+// The first of `count` lanes from matrix `first` on that failed: a non-finite entry (ok) or
+// LAPACK's info.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Status first_failure(std::int64_t first, int count, const bool* ok,
+                                           const Vec<T, VB>& info) {
+  for (int l = 0; l < count; ++l) {
+    if (!ok[l]) return Failure{first + l, 0, true};
+    if (info[l] != 0) return Failure{first + l, static_cast<std::int64_t>(info[l]), false};
+  }
+  return std::nullopt;
+}
+
 template <class T, int VB, int N>
 TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first,
                                    int count) {
@@ -496,46 +565,82 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       }
       break;
     }
-    case Kind::Eigh: {
-      if constexpr (N > kMaxUnrolledJacobi) break;  // range_impl runs it with N = 0
-      // The triangle read, mirrored into the other one.
-      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
-      check_finite<T, VB>(m, n * n, ok);
-      for (std::int64_t c = 0; c < n; ++c)
-        for (std::int64_t r = 0; r < n; ++r)
-          if (call.upper ? r > c : r < c) m[r + c * n] = m[c + r * n];
-      W w[kMax], v[kMax * kMax];
-      jacobi_eigh<T, VB, N>(n, m, w, v, call.vectors, info);
-      scatter<T, VB, T>(io.out, first, count, w, false);
-      if (call.vectors) scatter<T, VB, T>(io.second, first, count, v, false);
-      break;
-    }
     default:
       break;
   }
-  for (int l = 0; l < count; ++l) {
-    if (!ok[l]) return Failure{first + l, 0, true};
-    if (info[l] != 0) return Failure{first + l, static_cast<std::int64_t>(info[l]), false};
+  return first_failure<T, VB>(first, count, ok, info);
+}
+
+// Eigh on K lane groups side by side (matrices first, first + kLanes, ...; count of them), as
+// jacobi_eigh runs them; the triangle read is mirrored into the other one.
+template <class T, int VB, int N, int K>
+TENSORA_KERNEL_INLINE Status eigh_groups(const Call& call, const Batches& io, std::int64_t first,
+                                         std::int64_t count) {
+  using W = Vec<T, VB>;
+  const std::int64_t n = N != 0 ? N : io.a.rows();
+  W m[K][kMax * kMax], w[K][kMax], v[K][kMax * kMax], info[K];
+  bool ok[K][kLanes<T, VB>];
+  int lanes[K];
+  JacobiSet<T, VB> sets[K];
+  for (int s = 0; s < K; ++s) {
+    lanes[s] = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, count - s * kLanes<T, VB>));
+    gather<T, VB, T>(io.a, first + s * kLanes<T, VB>, lanes[s], m[s], false, Pad::Identity);
+    check_finite<T, VB>(m[s], n * n, ok[s]);
+    for (std::int64_t c = 0; c < n; ++c)
+      for (std::int64_t r = 0; r < n; ++r)
+        if (call.upper ? r > c : r < c) m[s][r + c * n] = m[s][c + r * n];
+    info[s] = splat<T, VB>(0);
+    sets[s].a = m[s];
+    sets[s].w = w[s];
+    sets[s].v = v[s];
+    sets[s].info = &info[s];
   }
-  return std::nullopt;
+  jacobi_eigh<T, VB, N, K>(n, sets, call.vectors);
+  Status failure;
+  for (int s = 0; s < K; ++s) {
+    const std::int64_t at = first + s * kLanes<T, VB>;
+    scatter<T, VB, T>(io.out, at, lanes[s], w[s], false);
+    if (call.vectors) scatter<T, VB, T>(io.second, at, lanes[s], v[s], false);
+    if (!failure) failure = first_failure<T, VB>(at, lanes[s], ok[s], info[s]);
+  }
+  return failure;
+}
+
+// How many lane groups eigh runs side by side (jacobi_eigh): two fill the divider's idle cycles;
+// the other kernels' chains are short enough for the out-of-order core to overlap groups.
+constexpr int kEighSets = 2;
+
+// One step of range_impl: a lane group, for eigh up to kEighSets of them.
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE Status step(const Call& call, const Batches& io, std::int64_t first,
+                                  std::int64_t count) {
+  if (call.kind != Kind::Eigh) return group<T, VB, N>(call, io, first, static_cast<int>(count));
+  if constexpr (N > kMaxUnrolledJacobi) {
+    return std::nullopt;  // range_impl runs it with N = 0
+  } else {
+    static_assert(kEighSets == 2);
+    return count > kLanes<T, VB> ? eigh_groups<T, VB, N, 2>(call, io, first, count)
+                                 : eigh_groups<T, VB, N, 1>(call, io, first, count);
+  }
 }
 
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Status range_impl(const Call& call, const Batches& io, std::int64_t begin,
                                         std::int64_t end) {
   const std::int64_t n = io.a.rows();
+  const std::int64_t stride = (call.kind == Kind::Eigh ? kEighSets : 1) * kLanes<T, VB>;
   Status failure;
-  for (std::int64_t first = begin; first < end; first += kLanes<T, VB>) {
-    const int count = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, end - first));
+  for (std::int64_t first = begin; first < end; first += stride) {
+    const std::int64_t count = std::min(stride, end - first);
     Status s;
     // Fixed sizes, loops fully unrolled: 2, 3, 4 and the largest order (eigh up to
     // kMaxUnrolledJacobi).
     switch (call.kind == Kind::Eigh && n > kMaxUnrolledJacobi ? 0 : n) {
-      case 2: s = group<T, VB, 2>(call, io, first, count); break;
-      case 3: s = group<T, VB, 3>(call, io, first, count); break;
-      case 4: s = group<T, VB, 4>(call, io, first, count); break;
-      case kMax: s = group<T, VB, kMax>(call, io, first, count); break;
-      default: s = group<T, VB, 0>(call, io, first, count); break;
+      case 2: s = step<T, VB, 2>(call, io, first, count); break;
+      case 3: s = step<T, VB, 3>(call, io, first, count); break;
+      case 4: s = step<T, VB, 4>(call, io, first, count); break;
+      case kMax: s = step<T, VB, kMax>(call, io, first, count); break;
+      default: s = step<T, VB, 0>(call, io, first, count); break;
     }
     // Every matrix is still computed (a singular one's LU serves det); lane groups run in batch
     // order, so the first failure kept is the range's first.
