@@ -171,6 +171,41 @@ TEST(SmallLinalg, EighOfAMatrixDoesNotDependOnTheMatricesBesideIt) {
   }
 }
 
+TEST(SmallLinalg, CholeskyOfPivotsWhoseReciprocalsLeaveTheRange) {
+  // The kernel links columns through the pivots' reciprocals 1 / d_j: a subnormal pivot's
+  // overflows and a huge pivot's is subnormal. Such a matrix (lane) is factored as potf2 does,
+  // and its neighbours keep their own bits.
+  ta::ReferenceEngine ref;
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n : {2, 3, 5, 8}) {  // 5: the generic order
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      const bool f32 = d == DType::F32;
+      // 20 matrices, the spd stack's; matrix 3 with a subnormal last pivot, matrix 11 with
+      // pivots near the largest finite number.
+      const double huge = f32 ? 3e38 : 1.7e308;
+      std::vector<double> v = spd({20, n, n}, DType::F64, 12).to_vec<double>();
+      const auto at = [&](std::int64_t b, std::int64_t r, std::int64_t c) -> double& {
+        return v[static_cast<std::size_t>(b + 20 * (r + n * c))];
+      };
+      for (std::int64_t r = 0; r < n; ++r)
+        for (std::int64_t c = 0; c < n; ++c) {
+          at(3, r, c) = r == c ? (r == n - 1 ? (f32 ? 1e-39 : 1e-310) : 1.0) : 0.0;
+          at(11, r, c) = r == c ? huge : r + c == 1 ? huge / 4 : 0.0;
+        }
+      const Tensor p = Tensor::from_vec_col_major({20, n, n}, v).cast(d, e());
+      const Tensor l = la::cholesky(p, e());
+      const auto got = values(l), want = values(la::cholesky(p, ref));
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(got[i].real())) << i;
+        EXPECT_LE(std::abs(got[i] - want[i]), tol(d) * 10 * std::max(1.0, std::abs(want[i]))) << i;
+      }
+      for (std::int64_t b : {2, 3, 4, 11}) {
+        const Tensor one = p.slice(0, b, b + 1);
+        EXPECT_EQ(values(la::cholesky(one, e())), values(l.slice(0, b, b + 1))) << b;
+      }
+    }
+}
+
 TEST(SmallLinalg, SubnormalPivotsGiveFiniteMultipliers) {
   // getf2's multipliers from a subnormal pivot whose reciprocal overflows: the kernel divides,
   // so l(1, 0) = (d / 2) / d = 0.5 exactly; a multiply by 1 / d would give inf.

@@ -170,16 +170,54 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
 
 // potf2 (lower): a = l l^T in place in the lower triangle; info the order of the first leading
 // minor that is not positive (0: none). A failing lane goes on with a unit pivot; its result is
-// discarded by the caller, as LAPACK stops there. Factored through the Schur complements
-// (a = w d^-1 w^T, w unit-scaled columns): column j's pivot d_j = a_jj - sum_k w_jk^2 / d_k
-// needs the earlier pivots' reciprocals, not their square roots, so one division links a column
-// to the next instead of a square root and a division; l = w sqrt(d^-1) at the end. One
-// division and one square root per column (potf2: a division per entry below the diagonal):
-// the divider and square root share a unit that is not pipelined.
+// discarded by the caller, as LAPACK stops there. The reference for cholesky below, and what a
+// lane whose pivots leave its range gets.
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& info) {
+TENSORA_KERNEL_INLINE void cholesky_potf2(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& info) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_;
+  for (std::int64_t j = 0; j < n; ++j) {
+    W d = a[j + j * n];
+    for (std::int64_t k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
+    const auto bad = (d <= splat<T, VB>(0)) | (d != d);  // not positive, NaN included
+    info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
+    d = bad ? splat<T, VB>(1) : d;
+    W root = d;
+    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(d[l]);
+    a[j + j * n] = root;
+    for (std::int64_t i = j + 1; i < n; ++i) {
+      W s = a[i + j * n];
+      for (std::int64_t k = 0; k < j; ++k) s -= a[i + k * n] * a[j + k * n];
+      a[i + j * n] = s / root;
+    }
+  }
+}
+
+template <class T, int VB>
+using Mask = decltype(Vec<T, VB>{} < Vec<T, VB>{});
+
+template <class T, int VB>
+TENSORA_KERNEL_INLINE bool any_lane(Mask<T, VB> m) {
+  bool any = false;
+  for (int l = 0; l < kLanes<T, VB>; ++l) any = any || m[l] != 0;
+  return any;
+}
+
+// potf2's factor and info through the Schur complements (a = w d^-1 w^T, w the unscaled
+// columns): column j's pivot d_j = a_jj - sum_k w_jk^2 / d_k needs the earlier pivots'
+// reciprocals, not their square roots, so one division links a column to the next instead of
+// a square root and a division; l = w sqrt(1 / d) at the end. One division and one square root
+// per column (potf2: a division per entry below the diagonal): the divider and square root
+// share a unit that is not pipelined. Returns the lanes whose results are not to be used: a
+// pivot outside [smallest normal, its reciprocal] has a reciprocal that overflows or loses
+// digits (cholesky_potf2 takes those lanes).
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE Mask<T, VB> cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& info) {
+  using W = Vec<T, VB>;
+  const std::int64_t n = N != 0 ? N : n_;
+  const W lowest = splat<T, VB>(std::numeric_limits<T>::min()),
+          highest = splat<T, VB>(T(1) / std::numeric_limits<T>::min());
+  Mask<T, VB> outside = lowest != lowest;  // none
   W inverse[kMax];  // 1 / d_k
   for (std::int64_t j = 0; j < n; ++j) {
     W scaled[kMax];  // w_jk / d_k
@@ -189,6 +227,7 @@ TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& 
     const auto bad = (d <= splat<T, VB>(0)) | (d != d);  // not positive, NaN included
     info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
     d = bad ? splat<T, VB>(1) : d;
+    outside |= (d < lowest) | (d > highest);
     a[j + j * n] = d;
     inverse[j] = splat<T, VB>(1) / d;
     for (std::int64_t i = j + 1; i < n; ++i) {
@@ -202,6 +241,7 @@ TENSORA_KERNEL_INLINE void cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>& 
     for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
     for (std::int64_t i = j; i < n; ++i) a[i + j * n] *= root;
   }
+  return outside;
 }
 
 // The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
@@ -234,7 +274,7 @@ struct JacobiSet {
   W* info;   // 1 where a lane did not converge
   W up;      // undoes the scaling on the eigenvalues
   W norm2;   // the scaled matrix's squared norm
-  decltype(W{} < W{}) done;  // the lanes that have converged
+  Mask<T, VB> done;  // the lanes that have converged
 };
 
 // Each lane scaled by a power of two that brings its largest entry into [1, 2) (exact, and
@@ -477,6 +517,21 @@ TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, 
   for (int l = 0; l < kLanes<T, VB>; ++l) ok[l] = finite[l] != 0;
 }
 
+// The lanes of a group that cholesky marked `outside`, factored again by potf2 from the input.
+// Out of line: it is rare, and its second lane matrix need not sit in every group's frame.
+template <class T, int VB, int N>
+[[gnu::noinline]] void cholesky_again(const MatrixBatch& a, std::int64_t first, int count,
+                                      bool upper, const Mask<T, VB>& outside, Vec<T, VB>* m,
+                                      Vec<T, VB>& info) {
+  using W = Vec<T, VB>;
+  const std::int64_t n = N != 0 ? N : a.rows();
+  W again[kMax * kMax], again_info = splat<T, VB>(0);
+  gather<T, VB, T>(a, first, count, again, upper, Pad::Identity);
+  cholesky_potf2<T, VB, N>(n, again, again_info);
+  for (std::int64_t e = 0; e < n * n; ++e) m[e] = outside ? again[e] : m[e];
+  info = outside ? again_info : info;
+}
+
 // The first of `count` lanes from matrix `first` on that failed: a non-finite entry (ok) or
 // LAPACK's info.
 template <class T, int VB>
@@ -504,7 +559,9 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       // upper: a = u^T u is a^T = l l^T for the lower triangle of a^T, read from a's upper one.
       gather<T, VB, T>(a, first, count, m, call.upper, Pad::Identity);
       check_finite<T, VB>(m, n * n, ok);
-      cholesky<T, VB, N>(n, m, info);
+      const auto outside = cholesky<T, VB, N>(n, m, info);
+      if (any_lane<T, VB>(outside)) [[unlikely]]
+        cholesky_again<T, VB, N>(a, first, count, call.upper, outside, m, info);
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t r = 0; r < c; ++r) m[r + c * n] = splat<T, VB>(0);
       scatter<T, VB, T>(io.out, first, count, m, call.upper);
@@ -572,10 +629,11 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
 }
 
 // Eigh on K lane groups side by side (matrices first, first + kLanes, ...; count of them), as
-// jacobi_eigh runs them; the triangle read is mirrored into the other one.
+// jacobi_eigh runs them; the triangle read is mirrored into the other one. Out of line: its
+// lane matrices inlined into range_impl's frame slowed 8 x 8 Cholesky by a sixth.
 template <class T, int VB, int N, int K>
-TENSORA_KERNEL_INLINE Status eigh_groups(const Call& call, const Batches& io, std::int64_t first,
-                                         std::int64_t count) {
+[[gnu::noinline]] Status eigh_groups(const Call& call, const Batches& io, std::int64_t first,
+                                     std::int64_t count) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : io.a.rows();
   W m[K][kMax * kMax], w[K][kMax], v[K][kMax * kMax], info[K];
