@@ -98,6 +98,29 @@ template <class T, int VB>
 TENSORA_KERNEL_INLINE Vec<T, VB> abs_of(Vec<T, VB> x) {
   return x < splat<T, VB>(0) ? -x : x;
 }
+// Lane by lane: -fno-math-errno lets GCC make it one vector square root.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Vec<T, VB> sqrt_of(Vec<T, VB> x) {
+  for (int l = 0; l < kLanes<T, VB>; ++l) x[l] = std::sqrt(x[l]);
+  return x;
+}
+
+// A lane vector compare's result (all bits set in the lanes where it holds).
+template <class T, int VB>
+using Mask = decltype(Vec<T, VB>{} < Vec<T, VB>{});
+
+template <class T, int VB>
+TENSORA_KERNEL_INLINE bool any_lane(Mask<T, VB> m) {
+  bool any = false;
+  for (int l = 0; l < kLanes<T, VB>; ++l) any = any || m[l] != 0;
+  return any;
+}
+template <class T, int VB>
+TENSORA_KERNEL_INLINE bool all_lanes(Mask<T, VB> m) {
+  bool all = true;
+  for (int l = 0; l < kLanes<T, VB>; ++l) all = all && m[l] != 0;
+  return all;
+}
 
 // ---- the algorithms, on n x n lane matrices (column-major, element (r, c) at r + c * n) ----
 
@@ -182,8 +205,7 @@ TENSORA_KERNEL_INLINE void cholesky_potf2(std::int64_t n_, Vec<T, VB>* a, Vec<T,
     const auto bad = (d <= splat<T, VB>(0)) | (d != d);  // not positive, NaN included
     info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
     d = bad ? splat<T, VB>(1) : d;
-    W root = d;
-    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(d[l]);
+    const W root = sqrt_of<T, VB>(d);
     a[j + j * n] = root;
     for (std::int64_t i = j + 1; i < n; ++i) {
       W s = a[i + j * n];
@@ -191,16 +213,6 @@ TENSORA_KERNEL_INLINE void cholesky_potf2(std::int64_t n_, Vec<T, VB>* a, Vec<T,
       a[i + j * n] = s / root;
     }
   }
-}
-
-template <class T, int VB>
-using Mask = decltype(Vec<T, VB>{} < Vec<T, VB>{});
-
-template <class T, int VB>
-TENSORA_KERNEL_INLINE bool any_lane(Mask<T, VB> m) {
-  bool any = false;
-  for (int l = 0; l < kLanes<T, VB>; ++l) any = any || m[l] != 0;
-  return any;
 }
 
 // potf2's factor and info through the Schur complements (a = w d^-1 w^T, w the unscaled
@@ -237,8 +249,7 @@ TENSORA_KERNEL_INLINE Mask<T, VB> cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T
     }
   }
   for (std::int64_t j = 0; j < n; ++j) {
-    W root = inverse[j];  // sqrt(1 / d_j), then l_jj = d_j sqrt(1 / d_j)
-    for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
+    const W root = sqrt_of<T, VB>(inverse[j]);  // then l_jj = d_j sqrt(1 / d_j)
     for (std::int64_t i = j; i < n; ++i) a[i + j * n] *= root;
   }
   return outside;
@@ -311,9 +322,7 @@ template <class T, int VB>
 TENSORA_KERNEL_INLINE bool jacobi_sweep_done(std::int64_t n, JacobiSet<T, VB>& s) {
   const T eps = std::numeric_limits<T>::epsilon();
   s.done = off_mass<T, VB>(n, s.a) <= s.norm2 * (eps * eps);
-  bool all = true;
-  for (int l = 0; l < kLanes<T, VB>; ++l) all = all && s.done[l] != 0;
-  return all;
+  return all_lanes<T, VB>(s.done);
 }
 
 // The rotation in the plane (p, q) that zeroes a(p, q): a = J^T a J, v = v J.
@@ -334,12 +343,10 @@ TENSORA_KERNEL_INLINE void jacobi_rotate(std::int64_t n, JacobiSet<T, VB>& s, st
   // 1 / sqrt(1 + t^2) is g r and the sine e' r with r = 1 / sqrt(2 h g), and t = e' 2 h r^2: two
   // square roots and one division per rotation, no division waiting on another.
   const W d = a[q + q * n] - a[p + p * n], e = splat<T, VB>(2) * apq;
-  W hypotenuse = d * d + e * e;  // no overflow: scaled, every entry stays within 2n
-  for (int l = 0; l < kLanes<T, VB>; ++l) hypotenuse[l] = std::sqrt(hypotenuse[l]);
+  // No overflow: scaled, every entry stays within 2n.
+  const W hypotenuse = sqrt_of<T, VB>(d * d + e * e);
   const W signed_e = d < splat<T, VB>(0) ? -e : e, g = abs_of<T, VB>(d) + hypotenuse;
-  W root = splat<T, VB>(2) * hypotenuse * g;
-  for (int l = 0; l < kLanes<T, VB>; ++l) root[l] = std::sqrt(root[l]);
-  const W reciprocal = splat<T, VB>(1) / root;
+  const W reciprocal = splat<T, VB>(1) / sqrt_of<T, VB>(splat<T, VB>(2) * hypotenuse * g);
   // A converged lane or a negligible a(p, q) (g may be 0 then) rotates by exactly nothing.
   const W t = zero ? splat<T, VB>(0)
                    : signed_e * (splat<T, VB>(2) * hypotenuse) * (reciprocal * reciprocal);
