@@ -459,27 +459,40 @@ TENSORA_KERNEL_INLINE T pad_value(Pad pad, std::int64_t r, std::int64_t c) {
   return pad == Pad::NoInterchange ? static_cast<T>(r + 1) : T(0);
 }
 
-// Lane buffer <- matrices first + l of `batch` (rows x cols, elements E) for l < count; the other
-// lanes get `pad`. `transpose`: lanes hold the transposes. The batch fastest (tensora's
-// column-major layout) makes each element a contiguous load.
+// Whether a group's lanes are consecutive matrices of a batch-fastest stack: each element of
+// them is then one contiguous vector (tensora's column-major layout, the common case).
 template <class T, int VB, class E>
+TENSORA_KERNEL_INLINE bool whole_vectors(const LanePointers<E>& lanes, int count) {
+  return lanes.spaced && lanes.step == 1 && count == kLanes<T, VB>;
+}
+
+// Lane buffer <- matrices first + l of `batch` (rows x cols, elements E) for l < count; the other
+// lanes get `pad`. `transpose`: lanes hold the transposes. N: the batch's order when it is
+// N x N and read whole (0: its rows and cols, or ncols columns from col0). The batch fastest
+// (tensora's column-major layout) makes each element a contiguous load, tested once per group:
+// a test per element cost more than the loads (30 instructions an element).
+template <class T, int VB, class E, int N = 0>
 TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, int count,
                                   Vec<T, VB>* lanes, bool transpose, Pad pad, std::int64_t col0 = 0,
                                   std::int64_t ncols = -1) {
   const LanePointers<const E> from(batch, first, count);
-  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols,
+  const std::int64_t rows = N != 0 ? N : batch.rows(), cols = N != 0 ? N : ncols < 0 ? batch.cols() : ncols,
                      rs = batch.row_stride(), cs = batch.col_stride();
+  if constexpr (std::is_same_v<T, E>) {
+    if (whole_vectors<T, VB>(from, count)) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const E* at = from.p[0] + r * rs + (col0 + c) * cs;
+          __builtin_prefetch(at + kAhead * kLanes<T, VB>);
+          std::memcpy(&lanes[transpose ? c + r * cols : r + c * rows], at, sizeof(Vec<T, VB>));
+        }
+      return;
+    }
+  }
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t r = 0; r < rows; ++r) {
       Vec<T, VB>& dst = lanes[transpose ? c + r * cols : r + c * rows];
       const std::int64_t at = r * rs + (col0 + c) * cs;
-      if constexpr (std::is_same_v<T, E>) {
-        if (from.spaced && from.step == 1 && count == kLanes<T, VB>) {
-          __builtin_prefetch(from.p[0] + at + kAhead * kLanes<T, VB>);
-          std::memcpy(&dst, from.p[0] + at, sizeof dst);
-          continue;
-        }
-      }
       if (from.spaced && from.step == 0) {
         dst = splat<T, VB>(static_cast<T>(from.p[0][at]));
         continue;  // pad lanes get the broadcast matrix too: it is one of the batch's
@@ -490,25 +503,29 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
     }
 }
 
-// Matrices first + l of `batch` <- lane l, for l < count.
-template <class T, int VB, class E>
+// Matrices first + l of `batch` <- lane l, for l < count (N as for gather).
+template <class T, int VB, class E, int N = 0>
 TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first, int count,
                                    const Vec<T, VB>* lanes, bool transpose, std::int64_t col0 = 0,
                                    std::int64_t ncols = -1) {
   const LanePointers<E> to(batch, first, count);
-  const std::int64_t rows = batch.rows(), cols = ncols < 0 ? batch.cols() : ncols,
+  const std::int64_t rows = N != 0 ? N : batch.rows(), cols = N != 0 ? N : ncols < 0 ? batch.cols() : ncols,
                      rs = batch.row_stride(), cs = batch.col_stride();
+  if constexpr (std::is_same_v<T, E>) {
+    if (whole_vectors<T, VB>(to, count)) {
+      for (std::int64_t c = 0; c < cols; ++c)
+        for (std::int64_t r = 0; r < rows; ++r) {
+          E* at = to.p[0] + r * rs + (col0 + c) * cs;
+          __builtin_prefetch(at + kAhead * kLanes<T, VB>, 1);
+          std::memcpy(at, &lanes[transpose ? c + r * cols : r + c * rows], sizeof(Vec<T, VB>));
+        }
+      return;
+    }
+  }
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t r = 0; r < rows; ++r) {
       const Vec<T, VB>& src = lanes[transpose ? c + r * cols : r + c * rows];
       const std::int64_t at = r * rs + (col0 + c) * cs;
-      if constexpr (std::is_same_v<T, E>) {
-        if (to.spaced && to.step == 1 && count == kLanes<T, VB>) {
-          __builtin_prefetch(to.p[0] + at + kAhead * kLanes<T, VB>, 1);
-          std::memcpy(to.p[0] + at, &src, sizeof src);
-          continue;
-        }
-      }
       for (int l = 0; l < count; ++l)
         (to.spaced ? to.p[0][at + l * to.step] : to.p[l][at]) = static_cast<E>(src[l]);
     }
@@ -517,11 +534,10 @@ TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first,
 // Whether each lane's `size` entries are all finite: x - x is 0 exactly for finite x and NaN
 // otherwise, and NaN survives a sum. Four sums, so the adds do not wait on one another.
 template <class T, int VB>
-TENSORA_KERNEL_INLINE void check_finite(const Vec<T, VB>* a, std::int64_t size, bool* ok) {
+TENSORA_KERNEL_INLINE Mask<T, VB> check_finite(const Vec<T, VB>* a, std::int64_t size) {
   Vec<T, VB> sum[4] = {};
   for (std::int64_t e = 0; e < size; ++e) sum[e % 4] += a[e] - a[e];
-  const auto finite = (sum[0] + sum[1]) + (sum[2] + sum[3]) == splat<T, VB>(0);
-  for (int l = 0; l < kLanes<T, VB>; ++l) ok[l] = finite[l] != 0;
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]) == splat<T, VB>(0);
 }
 
 // The lanes of a group that cholesky marked `outside`, factored again by potf2 from the input.
@@ -533,19 +549,20 @@ template <class T, int VB, int N>
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : a.rows();
   W again[kMax * kMax], again_info = splat<T, VB>(0);
-  gather<T, VB, T>(a, first, count, again, upper, Pad::Identity);
+  gather<T, VB, T, N>(a, first, count, again, upper, Pad::Identity);
   cholesky_potf2<T, VB, N>(n, again, again_info);
   for (std::int64_t e = 0; e < n * n; ++e) m[e] = outside ? again[e] : m[e];
   info = outside ? again_info : info;
 }
 
-// The first of `count` lanes from matrix `first` on that failed: a non-finite entry (ok) or
-// LAPACK's info.
+// The first of `count` lanes from matrix `first` on that failed: a non-finite entry (not
+// `finite`) or LAPACK's info. One test for the group first: failures are rare.
 template <class T, int VB>
-TENSORA_KERNEL_INLINE Status first_failure(std::int64_t first, int count, const bool* ok,
+TENSORA_KERNEL_INLINE Status first_failure(std::int64_t first, int count, const Mask<T, VB>& finite,
                                            const Vec<T, VB>& info) {
+  if (!any_lane<T, VB>((finite == 0) | (info != splat<T, VB>(0)))) return std::nullopt;
   for (int l = 0; l < count; ++l) {
-    if (!ok[l]) return Failure{first + l, 0, true};
+    if (finite[l] == 0) return Failure{first + l, 0, true};
     if (info[l] != 0) return Failure{first + l, static_cast<std::int64_t>(info[l]), false};
   }
   return std::nullopt;
@@ -559,32 +576,31 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
   const std::int64_t n = N != 0 ? N : a.rows();
   W m[kMax * kMax], piv[kMax];
   W info = splat<T, VB>(0);
-  bool ok[kLanes<T, VB>];
-  std::fill(ok, ok + kLanes<T, VB>, true);
+  Mask<T, VB> finite = info == info;  // every lane, until a kind checks its input
   switch (call.kind) {
     case Kind::Cholesky: {
       // upper: a = u^T u is a^T = l l^T for the lower triangle of a^T, read from a's upper one.
-      gather<T, VB, T>(a, first, count, m, call.upper, Pad::Identity);
-      check_finite<T, VB>(m, n * n, ok);
+      gather<T, VB, T, N>(a, first, count, m, call.upper, Pad::Identity);
+      finite = check_finite<T, VB>(m, n * n);
       const auto outside = cholesky<T, VB, N>(n, m, info);
       if (any_lane<T, VB>(outside)) [[unlikely]]
         cholesky_again<T, VB, N>(a, first, count, call.upper, outside, m, info);
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t r = 0; r < c; ++r) m[r + c * n] = splat<T, VB>(0);
-      scatter<T, VB, T>(io.out, first, count, m, call.upper);
+      scatter<T, VB, T, N>(io.out, first, count, m, call.upper);
       break;
     }
     case Kind::LuFactor: {
-      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
-      check_finite<T, VB>(m, n * n, ok);
+      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
+      finite = check_finite<T, VB>(m, n * n);
       lu_factor<T, VB, N>(n, m, piv, info);
-      scatter<T, VB, T>(io.out, first, count, m, false);
+      scatter<T, VB, T, N>(io.out, first, count, m, false);
       scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
     }
     case Kind::Det: {  // the factors stay in registers; one value per lane is stored
-      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
-      check_finite<T, VB>(m, n * n, ok);
+      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
+      finite = check_finite<T, VB>(m, n * n);
       lu_factor<T, VB, N, false>(n, m, piv, info);
       W det;
       if constexpr (std::is_same_v<typename Reducer<ReduceOp::Prod, T>::Acc, T>) {
@@ -606,9 +622,9 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     }
     case Kind::LuSolve:
     case Kind::Solve: {
-      gather<T, VB, T>(a, first, count, m, false, Pad::Identity);
+      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
       if (call.kind == Kind::Solve) {  // the factors stay in registers
-        check_finite<T, VB>(m, n * n, ok);
+        finite = check_finite<T, VB>(m, n * n);
         lu_factor<T, VB, N>(n, m, piv, info);
       } else {
         gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
@@ -632,7 +648,7 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     default:
       break;
   }
-  return first_failure<T, VB>(first, count, ok, info);
+  return first_failure<T, VB>(first, count, finite, info);
 }
 
 // Eigh on K lane groups side by side (matrices first, first + kLanes, ...; count of them), as
@@ -644,13 +660,13 @@ template <class T, int VB, int N, int K>
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : io.a.rows();
   W m[K][kMax * kMax], w[K][kMax], v[K][kMax * kMax], info[K];
-  bool ok[K][kLanes<T, VB>];
+  Mask<T, VB> finite[K];
   int lanes[K];
   JacobiSet<T, VB> sets[K];
   for (int s = 0; s < K; ++s) {
     lanes[s] = static_cast<int>(std::min<std::int64_t>(kLanes<T, VB>, count - s * kLanes<T, VB>));
-    gather<T, VB, T>(io.a, first + s * kLanes<T, VB>, lanes[s], m[s], false, Pad::Identity);
-    check_finite<T, VB>(m[s], n * n, ok[s]);
+    gather<T, VB, T, N>(io.a, first + s * kLanes<T, VB>, lanes[s], m[s], false, Pad::Identity);
+    finite[s] = check_finite<T, VB>(m[s], n * n);
     for (std::int64_t c = 0; c < n; ++c)
       for (std::int64_t r = 0; r < n; ++r)
         if (call.upper ? r > c : r < c) m[s][r + c * n] = m[s][c + r * n];
@@ -665,8 +681,8 @@ template <class T, int VB, int N, int K>
   for (int s = 0; s < K; ++s) {
     const std::int64_t at = first + s * kLanes<T, VB>;
     scatter<T, VB, T>(io.out, at, lanes[s], w[s], false);
-    if (call.vectors) scatter<T, VB, T>(io.second, at, lanes[s], v[s], false);
-    if (!failure) failure = first_failure<T, VB>(at, lanes[s], ok[s], info[s]);
+    if (call.vectors) scatter<T, VB, T, N>(io.second, at, lanes[s], v[s], false);
+    if (!failure) failure = first_failure<T, VB>(at, lanes[s], finite[s], info[s]);
   }
   return failure;
 }
