@@ -218,6 +218,38 @@ TEST(SmallLinalg, SubnormalPivotsGiveFiniteMultipliers) {
   EXPECT_EQ(f32.lu.to_vec<float>(), (std::vector<float>{g, -0.25f, 0, g}));
 }
 
+TEST(SmallLinalg, SubnormalPivotsOfLargeOrdersAreDividedBy) {
+  // From 4 entries on, a column is scaled by the pivot's reciprocal, as getf2 does, except in
+  // the lanes whose pivot is below the smallest normal number (its reciprocal overflows): those
+  // divide. Order 8, matrix 1 of a group of 3 with a subnormal first pivot and, in the
+  // solve, a subnormal last diagonal entry of U; its neighbours keep their own bits.
+  const double d = 0x1p-1030;
+  const std::int64_t n = 8, batch = 3;
+  std::vector<double> v = spd({batch, n, n}, DType::F64, 13).to_vec<double>();
+  const auto at = [&](std::int64_t b, std::int64_t r, std::int64_t c) -> double& {
+    return v[static_cast<std::size_t>(b + batch * (r + n * c))];
+  };
+  for (std::int64_t r = 0; r < n; ++r)
+    for (std::int64_t c = 0; c < n; ++c) at(1, r, c) = r == c ? (r == n - 1 ? d : 1.0) : 0.0;
+  for (std::int64_t r = 1; r < n; ++r) at(1, r, 0) = d / 2;  // below a pivot of d...
+  at(1, 0, 0) = d;
+  const Tensor a = Tensor::from_vec_col_major({batch, n, n}, v);
+  const auto f = la::lu_factor(a, e());
+  const auto lu = f.lu.to_vec<double>();
+  for (std::int64_t r = 1; r < n; ++r) EXPECT_EQ(lu[static_cast<std::size_t>(1 + batch * r)], 0.5) << r;  // ...0.5 exactly
+  // x = a^-1 b with b's 8 columns d / 2 in the last row: the last row of x is 0.5 exactly.
+  std::vector<double> bv(static_cast<std::size_t>(batch * n * n), 0.0);
+  for (std::int64_t c = 0; c < n; ++c) bv[static_cast<std::size_t>(1 + batch * ((n - 1) + n * c))] = d / 2;
+  const Tensor x = la::solve(a, Tensor::from_vec_col_major({batch, n, n}, bv), e());
+  const auto xv = x.to_vec<double>();
+  for (std::int64_t c = 0; c < n; ++c) EXPECT_EQ(xv[static_cast<std::size_t>(1 + batch * ((n - 1) + n * c))], 0.5) << c;
+  for (std::int64_t b : {0, 2}) {
+    const Tensor one = a.slice(0, b, b + 1);
+    EXPECT_EQ(values(la::lu_factor(one, e()).lu), values(f.lu.slice(0, b, b + 1))) << b;
+    EXPECT_EQ(values(la::inv(one, e())), values(la::inv(a, e()).slice(0, b, b + 1))) << b;
+  }
+}
+
 TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
   const Tensor a = random({1000, 5, 5}, DType::F64, 8), b = random({1000, 5, 2}, DType::F64, 9);
   const Tensor p = spd({1000, 3, 3}, DType::F32, 10);

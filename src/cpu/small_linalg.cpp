@@ -122,6 +122,32 @@ TENSORA_KERNEL_INLINE bool all_lanes(Mask<T, VB> m) {
   return all;
 }
 
+// x[at + i * stride] /= p for i < count. From kMinReciprocal entries on, the way LAPACK's
+// getf2 scales a column: times 1 / p in the lanes where |p| is at least the smallest normal
+// number (sfmin), a division in the others (a subnormal pivot's reciprocal overflows). One
+// division for the column instead of one per entry: the divider is not pipelined (about 20
+// cycles a vector). Fewer entries are divided: there the reciprocal's test and multiply cost
+// more than the divisions they save (3x3 det 1.6x slower with it).
+constexpr std::int64_t kMinReciprocal = 4;
+template <class T, int VB>
+TENSORA_KERNEL_INLINE void divide_by(Vec<T, VB>* x, std::int64_t at, std::int64_t stride, std::int64_t count,
+                                     Vec<T, VB> p) {
+  if (count < kMinReciprocal) {
+    for (std::int64_t i = 0; i < count; ++i) x[at + i * stride] /= p;
+    return;
+  }
+  const Vec<T, VB> r = splat<T, VB>(1) / p;
+  const auto tiny = abs_of<T, VB>(p) < splat<T, VB>(std::numeric_limits<T>::min());
+  if (!any_lane<T, VB>(tiny)) [[likely]] {
+    for (std::int64_t i = 0; i < count; ++i) x[at + i * stride] *= r;
+    return;
+  }
+  for (std::int64_t i = 0; i < count; ++i) {
+    Vec<T, VB>& y = x[at + i * stride];
+    y = tiny ? y / p : y * r;
+  }
+}
+
 // ---- the algorithms, on n x n lane matrices (column-major, element (r, c) at r + c * n) ----
 
 // getf2: a = p l u in place (l unit lower below the diagonal, u on and above it); piv the
@@ -156,7 +182,11 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
     info = (info == splat<T, VB>(0)) & zero ? splat<T, VB>(static_cast<T>(k + 1)) : info;
     // A zero pivot is the column's largest entry: the column below it is zero and stays so.
     const W divisor = zero ? splat<T, VB>(1) : pivot;
-    for (std::int64_t r = k + 1; r < n; ++r) a[r + k * n] /= divisor;
+    // Orders that never reach kMinReciprocal entries keep the plain loop: divide_by's code, even
+    // unused, kept GCC from unrolling 3x3 LU (30% more instructions).
+    if constexpr (N == 0 || N > kMinReciprocal) divide_by<T, VB>(a, k + 1 + k * n, 1, n - k - 1, divisor);
+    else
+      for (std::int64_t r = k + 1; r < n; ++r) a[r + k * n] /= divisor;
     for (std::int64_t c = k + 1; c < n; ++c)
       for (std::int64_t r = k + 1; r < n; ++r) a[r + c * n] -= a[r + k * n] * a[k + c * n];
   }
@@ -185,7 +215,8 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t r = c + 1; r < n; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   for (std::int64_t c = n - 1; c >= 0; --c) {
-    for (std::int64_t j = 0; j < cols; ++j) b[c + j * n] /= lu[c + c * n];
+    if (cols == 1) b[c] /= lu[c + c * n];  // getrs's division
+    else divide_by<T, VB>(b, c, n, cols, lu[c + c * n]);
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t r = 0; r < c; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   }
@@ -489,13 +520,14 @@ TENSORA_KERNEL_INLINE void gather(const MatrixBatch& batch, std::int64_t first, 
       return;
     }
   }
+  const bool broadcast = from.spaced && from.step == 0;  // pad lanes get that matrix too
   for (std::int64_t c = 0; c < cols; ++c)
     for (std::int64_t r = 0; r < rows; ++r) {
       Vec<T, VB>& dst = lanes[transpose ? c + r * cols : r + c * rows];
       const std::int64_t at = r * rs + (col0 + c) * cs;
-      if (from.spaced && from.step == 0) {
+      if (broadcast) {
         dst = splat<T, VB>(static_cast<T>(from.p[0][at]));
-        continue;  // pad lanes get the broadcast matrix too: it is one of the batch's
+        continue;
       }
       for (int l = 0; l < count; ++l)
         dst[l] = static_cast<T>(from.spaced ? from.p[0][at + l * from.step] : from.p[l][at]);
@@ -532,12 +564,20 @@ TENSORA_KERNEL_INLINE void scatter(const MatrixBatch& batch, std::int64_t first,
 }
 
 // Whether each lane's `size` entries are all finite: x - x is 0 exactly for finite x and NaN
-// otherwise, and NaN survives a sum. Four sums, so the adds do not wait on one another.
+// otherwise, and NaN survives a sum. Four sums, so the adds do not wait on one another; named,
+// not an array indexed e % 4, which GCC kept in memory where it did not unroll (8 x 8).
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Mask<T, VB> check_finite(const Vec<T, VB>* a, std::int64_t size) {
-  Vec<T, VB> sum[4] = {};
-  for (std::int64_t e = 0; e < size; ++e) sum[e % 4] += a[e] - a[e];
-  return (sum[0] + sum[1]) + (sum[2] + sum[3]) == splat<T, VB>(0);
+  Vec<T, VB> s0{}, s1{}, s2{}, s3{};
+  std::int64_t e = 0;
+  for (; e + 4 <= size; e += 4) {
+    s0 += a[e] - a[e];
+    s1 += a[e + 1] - a[e + 1];
+    s2 += a[e + 2] - a[e + 2];
+    s3 += a[e + 3] - a[e + 3];
+  }
+  for (; e < size; ++e) s0 += a[e] - a[e];
+  return (s0 + s1) + (s2 + s3) == splat<T, VB>(0);
 }
 
 // The lanes of a group that cholesky marked `outside`, factored again by potf2 from the input.
