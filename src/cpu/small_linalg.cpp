@@ -215,8 +215,7 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t r = c + 1; r < n; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   for (std::int64_t c = n - 1; c >= 0; --c) {
-    if (cols == 1) b[c] /= lu[c + c * n];  // getrs's division
-    else divide_by<T, VB>(b, c, n, cols, lu[c + c * n]);
+    divide_by<T, VB>(b, c, n, cols, lu[c + c * n]);  // one right-hand side: getrs's division
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t r = 0; r < c; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   }
