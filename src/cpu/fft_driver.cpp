@@ -69,11 +69,11 @@ template <class T>
 void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t n, fft::Kind kind, T scale,
           Engine& engine) {
   using C = std::complex<T>;
-  const auto plan = fft::provider_plan<T>(n, kind);
+  const fft::Plan<T>& plan = fft::provider_plan<T>(n, kind);
   const Shape& shape = dst.shape();
   const auto ax = static_cast<std::size_t>(axis);
   const std::int64_t out_len = shape[ax];
-  const std::int64_t lines = out_len == 0 ? 0 : numel(shape) / out_len;
+  const std::int64_t lines = out_len == 0 ? 0 : dst.numel() / out_len;
   if (lines == 0) return;
   const bool real_in = kind == fft::Kind::RealToComplex, real_out = kind == fft::Kind::ComplexToReal;
   const std::size_t in_size = real_in ? sizeof(T) : sizeof(C), out_size = real_out ? sizeof(T) : sizeof(C);
@@ -102,13 +102,13 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   const bool tiled = ss[ax] != 1 || ds[ax] != 1 || src.element_ptr() == dst.element_ptr();
   auto body = [&](std::int64_t begin, std::int64_t end) {
     std::optional<Scratch<T>> owned;
-    T* const scratch = task_scratch<T>(plan->scratch_size(), owned);
+    T* const scratch = task_scratch<T>(plan.scratch_size(), owned);
     if (!tiled) {
       for (std::int64_t l = begin; l < end; ++l) {
         const char* s = nullptr;
         char* d = nullptr;
         line_at(l, s, d);
-        plan->execute(s, 1, d, 1, scratch);
+        plan.execute(s, 1, d, 1, scratch);
         if (scale != T(1)) scale_line<T>(d, 1, out_len, real_out, scale);
       }
       return;
@@ -127,7 +127,7 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
                                 : in_tile.data() + b * in_len;
         void* y = real_out ? static_cast<void*>(reinterpret_cast<T*>(out_tile.data()) + b * out_len)
                            : out_tile.data() + b * out_len;
-        plan->execute(x, 1, y, 1, scratch);
+        plan.execute(x, 1, y, 1, scratch);
         if (scale != T(1)) scale_line<T>(y, 1, out_len, real_out, scale);
       }
       if (real_out) scatter<T>(reinterpret_cast<const T*>(out_tile.data()), d, count, ds[ax], out_len);

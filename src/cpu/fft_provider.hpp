@@ -11,9 +11,10 @@
 
 namespace tensora::cpu::fft {
 
-// The provider's plan for (n, kind), cached for the life of the process. Thread-safe.
+// The provider's plan for (n, kind), cached for the life of the process (the reference stays
+// valid until exit). Thread-safe.
 template <class T>
-std::shared_ptr<const Plan<T>> provider_plan(std::int64_t n, Kind kind);
+const Plan<T>& provider_plan(std::int64_t n, Kind kind);
 
 // "FFTW 3.3.10" or "built-in".
 std::string provider_name();
