@@ -58,7 +58,7 @@ Node::~Node() {
 
 Tensor meta_of(const TracedTensor& x) { return Tensor::meta(x.shape(), x.dtype(), x.device()); }
 
-std::string axes_text(const std::vector<std::int64_t>& v) {
+std::string axes_text(std::span<const std::int64_t> v) {
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";

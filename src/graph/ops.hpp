@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,6 @@ TracedTensor gauge_check_node(const TracedTensor& x, const TracedTensor& residua
                               std::string_view op, Loc where);
 
 // Text helpers for node attributes.
-std::string axes_text(const std::vector<std::int64_t>& v);
+std::string axes_text(std::span<const std::int64_t> v);
 
 }  // namespace tensora::graph_detail

@@ -14,15 +14,21 @@ using fft::Norm;
 
 const char* const kConvertHint = "convert to F32 or F64 (complex: C64 or C128) first, e.g. x.convert(DType::F32, e)";
 
-void check_dtype(Transform t, std::string_view op, DType dtype, SourceLocation where) {
+// Out of line: the messages are built only when a call fails.
+[[noreturn, gnu::cold, gnu::noinline]] void fail_dtype(std::string_view op, DType dtype, SourceLocation where) {
   if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::C64 && dtype != DType::C128)
     check::fail_unsupported_dtype(op, dtype, std::string("transforms take F32, F64, C64 or C128; ") + kConvertHint,
                                   where);
-  if ((t == Transform::Rfft || t == Transform::Ihfft) && is_complex(dtype))
-    check::fail_unsupported_dtype(op, dtype,
-                                  std::string(op) + " takes a real input; use fft for a complex one, or take real() "
-                                                    "first",
-                                  where);
+  check::fail_unsupported_dtype(op, dtype,
+                                std::string(op) + " takes a real input; use fft for a complex one, or take real() "
+                                                  "first",
+                                where);
+}
+
+void check_dtype(Transform t, std::string_view op, DType dtype, SourceLocation where) {
+  const bool supported = dtype == DType::F32 || dtype == DType::F64 || dtype == DType::C64 || dtype == DType::C128;
+  if (!supported || ((t == Transform::Rfft || t == Transform::Ihfft) && is_complex(dtype))) [[unlikely]]
+    fail_dtype(op, dtype, where);
 }
 
 Kind kind_of(Transform t) {
@@ -70,12 +76,25 @@ void check_length(std::string_view op, std::int64_t n, const char* argument, Sou
                         where);
 }
 
-Spec finish(Transform t, DType dtype, std::vector<std::int64_t> axes, std::vector<std::int64_t> lengths, Norm norm,
-            std::string_view op, const Shape& shape, SourceLocation where) {
-  Spec spec;
-  spec.kind = kind_of(t);
-  spec.axes = std::move(axes);
-  spec.lengths = std::move(lengths);
+// Whether the element count of `shape` with the spec's input (or output) extents along its axes
+// overflows int64. The input's own shape is valid, so only the new extents can make it so.
+bool count_overflows(const Spec& spec, const Shape& shape, bool output) {
+  std::int64_t span = 1;
+  bool overflow = false;
+  for (std::size_t a = 0; a < shape.size(); ++a) {
+    std::int64_t extent = shape[a];
+    for (std::size_t i = 0; i < spec.axes.size(); ++i)
+      if (spec.axes[i] == static_cast<std::int64_t>(a)) extent = output ? output_extent(spec, i) : input_extent(spec, i);
+    overflow |= __builtin_mul_overflow(span, extent > 0 ? extent : 1, &span);
+  }
+  return overflow;
+}
+
+// Completes `spec` (kind and axes with their lengths set) for transform `t` of an input of
+// `shape` and `dtype`: scale, conj steps, dtypes, and the check that both of the primitive's
+// shapes are representable (one buffer serves both).
+void finish(Spec& spec, Transform t, DType dtype, Norm norm, std::string_view op, const Shape& shape,
+            SourceLocation where) {
   double points = 1;
   for (const std::int64_t n : spec.lengths) points *= static_cast<double>(n);
   spec.scale = scale_of(t, norm, points);
@@ -83,28 +102,27 @@ Spec finish(Transform t, DType dtype, std::vector<std::int64_t> axes, std::vecto
   spec.conj_output = t == Transform::Ihfft;
   spec.input_dtype = spec.kind == Kind::RealToComplex ? dtype : complex_dtype(dtype);
   spec.output_dtype = spec.kind == Kind::ComplexToReal ? real_dtype(spec.input_dtype) : complex_dtype(dtype);
-  // The primitive's input and output shapes must both be representable; one buffer serves both.
-  Shape extents = shape;
-  for (std::size_t i = 0; i < spec.axes.size(); ++i) extents[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
-  check::valid_shape(op, extents, where);
-  set_output_extents(spec, extents);
-  check::valid_shape(op, extents, where);
-  return spec;
+  // Only an axis that grows can make a count overflow (the input's shape is valid); the counts
+  // are then taken in place, and the shapes built (for the error's message) only when one fails.
+  bool grows = false;
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const std::int64_t have = shape[static_cast<std::size_t>(spec.axes[i])];
+    grows = grows || input_extent(spec, i) > have || output_extent(spec, i) > have;
+  }
+  if (grows && (count_overflows(spec, shape, false) || count_overflows(spec, shape, true))) [[unlikely]] {
+    Shape extents = shape;
+    for (std::size_t i = 0; i < spec.axes.size(); ++i)
+      extents[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
+    check::valid_shape(op, extents, where);
+    set_output_extents(spec, extents);
+    check::valid_shape(op, extents, where);
+  }
 }
 
 }  // namespace
 
-std::int64_t input_extent(const Spec& spec, std::size_t i) {
-  const bool last = i + 1 == spec.axes.size();
-  return spec.kind == Kind::ComplexToReal && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
-}
-
 void set_output_extents(const Spec& spec, Shape& shape) {
-  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
-    const bool last = i + 1 == spec.axes.size();
-    shape[static_cast<std::size_t>(spec.axes[i])] =
-        spec.kind == Kind::RealToComplex && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
-  }
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) shape[static_cast<std::size_t>(spec.axes[i])] = output_extent(spec, i);
 }
 
 Shape output_shape(const Spec& spec, const Shape& shape) {
@@ -125,13 +143,18 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
   } else {
     n = default_length(op, t, true, m, axis, where);
   }
-  return finish(t, dtype, {axis}, {n}, options.norm, op, shape, where);
+  Spec spec;
+  spec.kind = kind_of(t);
+  spec.axes.push_back(axis);
+  spec.lengths.push_back(n);
+  finish(spec, t, dtype, options.norm, op, shape, where);
+  return spec;
 }
 
 Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftnOptions& options,
              Form form, SourceLocation where) {
   const auto rank = static_cast<std::int64_t>(shape.size());
-  std::vector<std::int64_t> axes;
+  AxisList axes;
   if (!options.axes.empty()) {
     for (const std::int64_t a : options.axes) {
       const std::int64_t axis = check::axis(op, a, rank, where);
@@ -157,7 +180,7 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
                         "s has " + std::to_string(options.s->size()) + " lengths for " + std::to_string(axes.size()) +
                             " axes; give one length per axis",
                         "s", where);
-  std::vector<std::int64_t> lengths;
+  AxisList lengths;
   for (std::size_t i = 0; i < axes.size(); ++i) {
     if (options.s) {
       lengths.push_back((*options.s)[i]);
@@ -167,7 +190,12 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
                                        where));
     }
   }
-  return finish(t, dtype, std::move(axes), std::move(lengths), options.norm, op, shape, where);
+  Spec spec;
+  spec.kind = kind_of(t);
+  spec.axes = std::move(axes);
+  spec.lengths = std::move(lengths);
+  finish(spec, t, dtype, options.norm, op, shape, where);
+  return spec;
 }
 
 void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLocation where) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/small_vector.hpp"
 #include "tensora/dtype.hpp"
 #include "tensora/error.hpp"
 #include "tensora/fft.hpp"
@@ -29,10 +30,13 @@ enum class Transform : std::uint8_t { Fft, Ifft, Rfft, Irfft, Hfft, Ihfft };
 // A row's form in TENSORA_FFT_TRANSFORMS: one axis, the last two by default, or every axis.
 enum class Form : std::uint8_t { One, Two, N };
 
+// Axes or lengths of one call: inline up to four (a transform allocates only its result).
+using AxisList = SmallVector<std::int64_t, 4>;
+
 struct Spec {
   Kind kind;
-  std::vector<std::int64_t> axes;     // normalized, distinct, as given
-  std::vector<std::int64_t> lengths;  // the signal length along each axis
+  AxisList axes;     // normalized, distinct, as given
+  AxisList lengths;  // the signal length along each axis
   double scale = 1.0;                 // applied to the transform's result
   bool conj_input = false;            // hfft: transform conj(x)
   bool conj_output = false;           // ihfft: return conj of the transform
@@ -40,8 +44,16 @@ struct Spec {
   DType output_dtype;
 };
 
-// The extent the primitive's input has along axes[i] (the caller crops or pads to it).
-std::int64_t input_extent(const Spec& spec, std::size_t i);
+// The extent the primitive's input has along axes[i] (the caller crops or pads to it), and the
+// extent its output has there (inline: every call asks, once per axis).
+inline std::int64_t input_extent(const Spec& spec, std::size_t i) {
+  const bool last = i + 1 == spec.axes.size();
+  return spec.kind == Kind::ComplexToReal && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
+}
+inline std::int64_t output_extent(const Spec& spec, std::size_t i) {
+  const bool last = i + 1 == spec.axes.size();
+  return spec.kind == Kind::RealToComplex && last ? spec.lengths[i] / 2 + 1 : spec.lengths[i];
+}
 // The primitive's output shape for an input of shape `shape`; the same in place.
 Shape output_shape(const Spec& spec, const Shape& shape);
 void set_output_extents(const Spec& spec, Shape& shape);
@@ -70,13 +82,13 @@ std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, c
                                                           const std::vector<std::int64_t>& axes, bool inverse,
                                                           SourceLocation where);
 
-// Lowers one resolved call over `b`, the ops of a front door (direct, eager or traced), so each
-// runs the same steps: convert a real input to complex where the transform wants complex,
-// conj (hfft), crop (a view) and zero-pad to the input extents, the primitive, conj (ihfft).
-// B provides shape(V) (a reference: no copy per call), dtype(V), convert(V, DType), conj(V),
-// slice(V, axis, start, stop), pad(V, widths) and transform(V, Spec).
-template <class B, class V>
-V lower(B& b, const V& input, const Spec& spec) {
+// Stages one resolved call's input over `b`, the ops of a front door (direct, eager or traced),
+// so each runs the same steps: convert a real input to complex where the transform wants
+// complex, conj (hfft), crop (a view) and zero-pad to the input extents; then returns
+// `primitive(staged)`. B provides shape(V) (a reference: no copy per call), dtype(V),
+// convert(V, DType), conj(V), slice(V, axis, start, stop) and pad(V, widths).
+template <class B, class V, class Primitive>
+decltype(auto) with_staged_input(B& b, const V& input, const Spec& spec, Primitive&& primitive) {
   // Each step that makes a new value leaves it in `staged`; an input that needs none is not
   // copied (copying a tensor handle copies its shape and strides).
   std::optional<V> staged;
@@ -96,9 +108,17 @@ V lower(B& b, const V& input, const Spec& spec) {
     }
   }
   if (!widths.empty()) staged = b.pad(current(), widths);
-  V y = b.transform(current(), spec);
-  if (spec.conj_output) y = b.conj(y);
-  return y;
+  return primitive(current());
+}
+
+// Lowers one resolved call: the staged input, the primitive (b.transform(V, Spec)), conj (ihfft).
+template <class B, class V>
+V lower(B& b, const V& input, const Spec& spec) {
+  return with_staged_input(b, input, spec, [&](const V& x) {
+    V y = b.transform(x, spec);
+    if (spec.conj_output) y = b.conj(y);
+    return y;
+  });
 }
 
 // The rolls of `shifts(...)` over a front door's ops (slice(V, axis, start, stop), concat).
