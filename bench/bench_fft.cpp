@@ -3,7 +3,8 @@
 // case, FFTW_ESTIMATE as tensora uses it, one thread). bench/numpy_fft.py runs this binary under
 // both providers, times numpy.fft on the same cases and prints docs/BENCHMARKS.md's table.
 //
-// Rows: BM_Fft/<lib>/<dtype>/<case>/<form>/threads:<n>
+// Rows: BM_Fft/<lib>/<dtype>/<case>/<form>/threads:<n>   form: alloc (a fresh result per call),
+//       into (tensora's `_into`, one destination reused) or direct (FFTW's execute)
 //   case  c1024 c65536 c1048576 c1000 c10007 (1-D complex fft), r1048576 (1-D rfft),
 //         2d1024x1024 (fft2), batch1000x1024 (1000 transforms of 1024 points)
 #include <dlfcn.h>
@@ -67,6 +68,19 @@ void tensora_row(benchmark::State& state, const Case& c, int threads) {
   for (auto _ : state) {
     ta::Tensor y = transform(c, x, e);
     benchmark::DoNotOptimize(y);
+  }
+}
+
+// The `_into` form: one destination for every iteration, as FFTW's direct rows reuse theirs.
+void tensora_into_row(benchmark::State& state, const Case& c, int threads) {
+  const ta::Tensor& x = input(c);
+  ta::Engine& e = bench::engine(threads);
+  const ta::Tensor dest = transform(c, x, e);
+  for (auto _ : state) {
+    if (c.two_d) fft::fft2_into(x, fft::FftnOptions{.axes = {0, 1}}, e, dest);
+    else if (c.real) fft::rfft_into(x, fft::FftOptions{.axis = 0}, e, dest);
+    else fft::fft_into(x, fft::FftOptions{.axis = 0}, e, dest);
+    benchmark::ClobberMemory();
   }
 }
 
@@ -148,6 +162,10 @@ const bool registered = [] {
       const std::string suffix = "/" + dt + "/" + c.name + "/alloc/threads:" + std::to_string(t);
       benchmark::RegisterBenchmark(("BM_Fft/tensora" + suffix).c_str(), [&c, t](benchmark::State& s) {
         tensora_row(s, c, t);
+      })->UseRealTime()->Unit(benchmark::kMillisecond);
+      const std::string into = "/" + dt + "/" + c.name + "/into/threads:" + std::to_string(t);
+      benchmark::RegisterBenchmark(("BM_Fft/tensora" + into).c_str(), [&c, t](benchmark::State& s) {
+        tensora_into_row(s, c, t);
       })->UseRealTime()->Unit(benchmark::kMillisecond);
 #if TENSORA_BENCH_HAVE_TORCH
       benchmark::RegisterBenchmark(("BM_Fft/torch" + suffix).c_str(), [&c, t](benchmark::State& s) {

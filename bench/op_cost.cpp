@@ -2,7 +2,7 @@
 // instructions per call are (I(N2) - I(N1)) / (N2 - N1), a figure that repeats on a noisy
 // machine where timings do not. Not a Google Benchmark binary: the loop must be exactly N calls.
 //
-//   tensora_op_cost N CASE    CASE: add | eager-const | eager-grad | fft1024 | plain-loop
+//   tensora_op_cost N CASE    CASE: add | eager-const | eager-grad | fft1024 | fft1024-into | plain-loop
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +47,13 @@ __attribute__((noinline)) int measured_calls(int n, const char* what) {
   } else if (std::strcmp(what, "fft1024") == 0) {
     const auto c = ta::Tensor::uniform({1024}, 3, {ta::Device::cpu(), ta::DType::F64}).cast(ta::DType::C128, e);
     for (int i = 0; i < n; ++i) keep(ta::fft::fft(c, e));
+  } else if (std::strcmp(what, "fft1024-into") == 0) {
+    const auto c = ta::Tensor::uniform({1024}, 3, {ta::Device::cpu(), ta::DType::F64}).cast(ta::DType::C128, e);
+    const auto dest = ta::fft::fft(c, e);
+    for (int i = 0; i < n; ++i) {
+      ta::fft::fft_into(c, e, dest);
+      keep(dest);
+    }
   } else if (std::strcmp(what, "plain-loop") == 0) {
     // The floor of issue 16: a loop that heap-allocates its 4-float result.
     const float* a = x.data<float>();
@@ -65,7 +72,7 @@ __attribute__((noinline)) int measured_calls(int n, const char* what) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s N add|eager-const|eager-grad|fft1024|plain-loop\n", argv[0]);
+    std::fprintf(stderr, "usage: %s N add|eager-const|eager-grad|fft1024|fft1024-into|plain-loop\n", argv[0]);
     return 2;
   }
   return measured_calls(std::atoi(argv[1]), argv[2]);

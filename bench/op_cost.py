@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-CASES = ["add", "eager-const", "eager-grad", "fft1024", "plain-loop"]
+CASES = ["add", "eager-const", "eager-grad", "fft1024", "fft1024-into", "plain-loop"]
 N1, N2 = 1000, 3000
 
 

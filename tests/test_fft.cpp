@@ -313,6 +313,25 @@ TEST(FftValues, EveryAxisOfAStridedThreeDInput) {
   EXPECT_LT(rel_error(values(b2), values(r)), 1e-14);
 }
 
+TEST(FftValues, FiveAxesAreOneAxisAfterAnother) {
+  // More axes than a call keeps inline (fft_detail::AxisList): fftn and rfftn with an n per
+  // axis against the one-axis transforms, and irfftn back.
+  const Tensor x = random({2, 3, 2, 3, 4}, DType::C128, 15);
+  Tensor seq = x;
+  for (std::int64_t a = 0; a < 5; ++a) seq = fft::fft(seq, fft::FftOptions{.axis = a}, serial());
+  EXPECT_LT(rel_error(values(fft::fftn(x, serial())), values(seq)), 1e-14);
+  const Tensor r = x.real(serial());
+  const fft::FftnOptions s{.s = Shape{3, 3, 2, 3, 6}, .axes = {4, 1, 0, 3, 2}};
+  Tensor rseq = fft::rfft(r, fft::FftOptions{.n = 6, .axis = 2}, serial());
+  for (const auto& [a, n] : {std::pair{4, 3}, std::pair{1, 3}, std::pair{0, 2}, std::pair{3, 3}})
+    rseq = fft::fft(rseq, fft::FftOptions{.n = n, .axis = a}, serial());
+  const Tensor rn = fft::rfftn(r, s, serial());
+  EXPECT_EQ(rn.shape(), (Shape{2, 3, 4, 3, 3}));
+  EXPECT_LT(rel_error(values(rn), values(rseq)), 1e-14);
+  const Tensor back = fft::irfftn(rn, s, serial());
+  EXPECT_EQ(back.shape(), (Shape{2, 3, 6, 3, 3}));
+}
+
 TEST(FftValues, FrequenciesAndShifts) {
   EXPECT_EQ(fft::fftfreq(5, 0.5).to_vec<float>(), (std::vector<float>{0, 0.4f, 0.8f, -0.8f, -0.4f}));
   EXPECT_EQ(fft::fftfreq(4, 1.0, opts(DType::F64)).to_vec<double>(), (std::vector<double>{0, 0.25, -0.5, -0.25}));
@@ -395,6 +414,119 @@ TEST(FftErrors, BadInputsAreStructured) {
   }
   EXPECT_EQ(expect_error([&] { (void)fft::fftfreq(0); }).kind(), ta::ErrorKind::InvalidArgument);
   EXPECT_EQ(expect_error([&] { (void)fft::fftshift(m, {2}, serial()); }).kind(), ta::ErrorKind::Validation);
+}
+
+// ---- into a destination --------------------------------------------------------------------
+
+// Every transform of the catalog: `name_into` writes what `name` returns, bit for bit, into a
+// column-major destination and into a transposed (strided) one, on both engines.
+TEST(FftInto, EveryTransformWritesItsAllocatingResult) {
+  const Tensor complex_input = random({6, 5}, DType::C128, 40);
+  const Tensor real_input = complex_input.real(serial());
+  int checked = 0;
+  const auto check = [&](std::string_view name, auto alloc, auto into) {
+    const bool real = name.starts_with("rfft") || name.starts_with("ihfft");
+    const Tensor& x = real ? real_input : complex_input;
+    for (ta::Engine* e : {static_cast<ta::Engine*>(&serial()), static_cast<ta::Engine*>(&parallel3())}) {
+      const Tensor want = alloc(x, *e);
+      const Tensor dense = Tensor::empty(want.shape(), want.dtype(), ta::Device::cpu());
+      into(x, *e, dense);
+      EXPECT_TRUE(same_bits(dense, want)) << name;
+      Shape reversed(want.shape().rbegin(), want.shape().rend());
+      const Tensor strided = Tensor::empty(reversed, want.dtype(), ta::Device::cpu()).transpose();
+      into(x, *e, strided);
+      EXPECT_TRUE(same_bits(strided, want)) << name << " into a transposed destination";
+    }
+    ++checked;
+  };
+#define TENSORA_TEST_INTO(name, kind, form)                                                                   \
+  check(#name, [](const Tensor& x, ta::Engine& e) { return fft::name(x, e); },                               \
+        [](const Tensor& x, ta::Engine& e, const Tensor& d) { fft::name##_into(x, e, d); });
+  TENSORA_FFT_TRANSFORMS(TENSORA_TEST_INTO)
+#undef TENSORA_TEST_INTO
+  EXPECT_EQ(checked, 14);
+  // With options: a crop, a zero-pad, another axis and a norm.
+  const fft::FftOptions crop{.n = 4, .axis = 0, .norm = fft::Norm::Ortho};
+  Tensor d = Tensor::empty({4, 5}, DType::C128, ta::Device::cpu());
+  fft::fft_into(complex_input, crop, serial(), d);
+  EXPECT_TRUE(same_bits(d, fft::fft(complex_input, crop, serial())));
+  const fft::FftnOptions pad{.s = Shape{8, 7}, .norm = fft::Norm::Forward};
+  d = Tensor::empty({8, 4}, DType::C128, ta::Device::cpu());
+  fft::rfft2_into(real_input, pad, serial(), d);
+  EXPECT_TRUE(same_bits(d, fft::rfft2(real_input, pad, serial())));
+}
+
+TEST(FftInto, TheSameViewIsTransformedInPlace) {
+  for (ta::Engine* e : {static_cast<ta::Engine*>(&serial()), static_cast<ta::Engine*>(&parallel3())}) {
+    const Tensor x = random({16, 3}, DType::C128, 41);
+    const Tensor want = fft::fft2(x, *e);
+    const Tensor buffer = x.duplicate();
+    fft::fft2_into(buffer, *e, buffer);
+    EXPECT_TRUE(same_bits(buffer, want));
+    fft::ifft2_into(buffer, *e, buffer);
+    EXPECT_LT(rel_error(values(buffer), values(x)), tolerance(DType::C128, 48));
+    // A strided view in place (every other row of a larger buffer), along axis 0.
+    const Tensor big = random({32, 3}, DType::C64, 42);
+    const Tensor rows = big.slice(0, 0, 32, 2);
+    const Tensor rows_want = fft::fft(rows, fft::FftOptions{.axis = 0}, *e);
+    fft::fft_into(rows, fft::FftOptions{.axis = 0}, *e, rows);
+    EXPECT_TRUE(same_bits(rows, rows_want));
+  }
+}
+
+TEST(FftInto, DestinationErrorsAreStructured) {
+  const Tensor x = random({8}, DType::C128, 43);
+  {
+    const auto err = expect_error([&] { fft::fft_into(x, serial(), Tensor::zeros({8}, opts(DType::C64))); });
+    EXPECT_EQ(err.op(), "fft_into");
+    const auto* d = std::get_if<ta::DTypeMismatch>(&err.detail());
+    ASSERT_NE(d, nullptr) << err.what();
+    EXPECT_EQ(d->expected, DType::C128);
+    EXPECT_EQ(d->actual, DType::C64);
+  }
+  {
+    const auto err = expect_error([&] { fft::rfft_into(x.real(serial()), serial(), Tensor::zeros({8}, opts(DType::C128))); });
+    EXPECT_EQ(err.op(), "rfft_into");
+    const auto* d = std::get_if<ta::ShapeMismatch>(&err.detail());
+    ASSERT_NE(d, nullptr) << err.what();
+    EXPECT_EQ(d->expected, (Shape{5}));
+    EXPECT_EQ(d->actual, (Shape{8}));
+  }
+  {
+    const auto err = expect_error([&] { fft::irfft_into(x, serial(), Tensor::zeros({14, 1}, opts(DType::F64))); });
+    const auto* d = std::get_if<ta::ShapeMismatch>(&err.detail());
+    ASSERT_NE(d, nullptr) << err.what();
+    EXPECT_EQ(d->expected, (Shape{14}));
+  }
+  {
+    const ta::CpuEngine other = ta::CpuEngine::serial(ta::Device::cpu(1));
+    const Tensor elsewhere = Tensor::zeros({8}, ta::TensorOptions(ta::Device::cpu(1), DType::C128));
+    const auto err = expect_error([&] { fft::fft_into(x, serial(), elsewhere); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::DeviceMismatch);
+    EXPECT_EQ(err.op(), "fft_into");
+  }
+  {
+    // Overlapping the input with another layout: refused before anything is written.
+    const Tensor buffer = random({16}, DType::C128, 44);
+    const Tensor before = buffer.duplicate();
+    const auto err = expect_error(
+        [&] { fft::fft_into(buffer.slice(0, 0, 8), serial(), buffer.slice(0, 4, 12)); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+    EXPECT_EQ(std::get<ta::InvalidArgument>(err.detail()).argument, "dest");
+    EXPECT_NE(std::string(err.message()).find("overlaps an input"), std::string::npos) << err.what();
+    EXPECT_TRUE(same_bits(buffer, before));
+  }
+  {
+    const auto err = expect_error([&] { fft::fft_into(x, serial(), Tensor()); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+  }
+  {
+    // The call's own errors come first, named by the transform.
+    const auto err = expect_error(
+        [&] { fft::fft_into(Tensor::zeros({8}, opts(DType::F16)), serial(), Tensor::zeros({8}, opts(DType::C64))); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::UnsupportedDType);
+    EXPECT_EQ(err.op(), "fft");
+  }
 }
 
 // ---- engines -------------------------------------------------------------------------------

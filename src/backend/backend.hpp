@@ -89,8 +89,9 @@ class Backend {
 
   // ---- fft -----------------------------------------------------------------------------
   // out = spec.scale * the unnormalized transform (spec.kind) of `in` over spec.axes; `in` has
-  // the spec's input extents and dtype, `out` (fresh) the output shape and dtype. The conj
-  // steps of hfft / ihfft are the op layer's (fft_detail::lower).
+  // the spec's input extents and dtype, `out` the output shape and dtype, any strides; `out` is
+  // fresh or (an in-place `_into`) the very same view as `in`, so a line is read whole before
+  // it is written. The conj steps of hfft / ihfft are the op layer's (fft_detail::lower).
   virtual void fft(const fft_detail::Spec& spec, const Tensor& out, const Tensor& in, Engine& engine) = 0;
 
   // ---- linalg --------------------------------------------------------------------------

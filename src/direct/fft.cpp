@@ -1,6 +1,7 @@
 // The direct FFT op set (tensora/fft.hpp on Tensor): resolve the call (ops/fft_spec), lower it
 // over direct ops, and run the primitive as one backend call. Frequencies and shifts.
 #include <cmath>
+#include <string_view>
 
 #include "backend/backend.hpp"
 #include "core/checks.hpp"
@@ -37,16 +38,52 @@ Tensor run(const Tensor& x, const Spec& spec, Engine& e, Loc where) {
   return fft_detail::lower(ops, x, spec);
 }
 
-Tensor apply(Transform t, const char* op, fft_detail::Form, const Tensor& x, const fft::FftOptions& o, Engine& e,
+// The `_into` forms: the result written into `dest`, which must have the result's dtype, shape
+// and device; an overlap with `x` is refused unless dest is the very same view (an in-place
+// complex transform, which the backends run line by line). No buffer is allocated when the
+// input needs no staging, so a loop of transforms into one buffer pays only the transform.
+void run_into(std::string_view op, const Tensor& x, const Spec& spec, Engine& e, const Tensor& dest, Loc where) {
+  // The expected shape is built only when dest's differs (for the error's message).
+  bool shape_ok = dest.defined() && dest.rank() == x.rank();
+  for (std::size_t a = 0; shape_ok && a < x.shape().size(); ++a) {
+    std::int64_t want = x.shape()[a];
+    for (std::size_t i = 0; i < spec.axes.size(); ++i)
+      if (spec.axes[i] == static_cast<std::int64_t>(a)) want = fft_detail::output_extent(spec, i);
+    shape_ok = dest.shape()[a] == want;
+  }
+  if (shape_ok) validate::destination(op, dest, spec.output_dtype, dest.shape(), e.device(), {&x}, where);
+  else validate::destination(op, dest, spec.output_dtype, fft_detail::output_shape(spec, x.shape()), e.device(), {&x}, where);
+  DirectOps ops{e, where};
+  // The staged input has the spec's dtype and extents by construction (the spec was resolved
+  // from x), so the primitive's own check (fft_transform's) is not repeated.
+  fft_detail::with_staged_input(ops, x, spec, [&](const Tensor& staged) {
+    e.backend().fft(spec, dest, staged, e);
+    if (spec.conj_output) dest.conj_into(e, dest, where);
+  });
+}
+
+Tensor apply(Transform t, std::string_view op, fft_detail::Form, const Tensor& x, const fft::FftOptions& o, Engine& e,
                 Loc where) {
   validate::operands(op, e, {&x}, where);
   return run(x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, where), e, where);
 }
 
-Tensor apply(Transform t, const char* op, fft_detail::Form form, const Tensor& x, const fft::FftnOptions& o,
+Tensor apply(Transform t, std::string_view op, fft_detail::Form form, const Tensor& x, const fft::FftnOptions& o,
                 Engine& e, Loc where) {
   validate::operands(op, e, {&x}, where);
   return run(x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, form, where), e, where);
+}
+
+void apply_into(Transform t, std::string_view op, fft_detail::Form, const Tensor& x, const fft::FftOptions& o, Engine& e,
+                const Tensor& dest, Loc where) {
+  validate::operands(op, e, {&x}, where);
+  run_into(op, x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, where), e, dest, where);
+}
+
+void apply_into(Transform t, std::string_view op, fft_detail::Form form, const Tensor& x, const fft::FftnOptions& o,
+                Engine& e, const Tensor& dest, Loc where) {
+  validate::operands(op, e, {&x}, where);
+  run_into(op, x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, form, where), e, dest, where);
 }
 
 Tensor shift(const char* op, const Tensor& x, const std::vector<std::int64_t>& axes, bool inverse, Engine& e,
@@ -93,6 +130,13 @@ namespace fft {
   }                                                                                                       \
   Tensor name(const Tensor& x, const TENSORA_FFT_OPTIONS_##form& o, Engine& e, Loc where) {               \
     return apply(Transform::kind, #name, fft_detail::Form::form, x, o, e, where);                \
+  }                                                                                                       \
+  void name##_into(const Tensor& x, Engine& e, const Tensor& dest, Loc where) {                           \
+    apply_into(Transform::kind, #name, fft_detail::Form::form, x, TENSORA_FFT_OPTIONS_##form{}, e, dest, where); \
+  }                                                                                                       \
+  void name##_into(const Tensor& x, const TENSORA_FFT_OPTIONS_##form& o, Engine& e, const Tensor& dest,  \
+                   Loc where) {                                                                          \
+    apply_into(Transform::kind, #name, fft_detail::Form::form, x, o, e, dest, where);                   \
   }
 TENSORA_FFT_TRANSFORMS(TENSORA_FFT_DEFINE)
 #undef TENSORA_FFT_DEFINE

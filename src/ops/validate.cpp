@@ -88,9 +88,9 @@ void destination(std::string_view op, const Tensor& dest, DType dtype, const Sha
                               ", so several results would land on one element",
                           "dest", where);
   if (dest.numel() == 0) return;
-  const auto [dlo, dhi] = byte_span(dest);
   for (const Tensor* in : inputs) {
     if (!in->shares_storage_with(dest) || in->numel() == 0 || same_view(*in, dest)) continue;
+    const auto [dlo, dhi] = byte_span(dest);  // only for an input in the same storage
     const auto [lo, hi] = byte_span(*in);
     if (lo < dhi && dlo < hi)
       check::fail_invalid(std::string(into),
