@@ -73,7 +73,10 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   const Shape& shape = dst.shape();
   const auto ax = static_cast<std::size_t>(axis);
   const std::int64_t out_len = shape[ax];
-  const std::int64_t lines = out_len == 0 ? 0 : dst.numel() / out_len;
+  // The other axes' extents multiplied, not numel / out_len: no division on every call.
+  std::int64_t lines = out_len == 0 ? 0 : 1;
+  for (std::size_t k = 0; k < shape.size(); ++k)
+    if (k != ax) lines *= shape[k];
   if (lines == 0) return;
   const bool real_in = kind == fft::Kind::RealToComplex, real_out = kind == fft::Kind::ComplexToReal;
   const std::size_t in_size = real_in ? sizeof(T) : sizeof(C), out_size = real_out ? sizeof(T) : sizeof(C);
@@ -81,7 +84,6 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   auto* dst_base = static_cast<char*>(const_cast<void*>(dst.element_ptr()));
   const Strides& ss = src.strides();
   const Strides& ds = dst.strides();
-  const std::int64_t grain = std::max<std::int64_t>(1, kPointsPerTask / std::max<std::int64_t>(n, 1));
   // Column-major unravel of a line index over every axis but `axis`: the line's first element.
   auto line_at = [&](std::int64_t l, const char*& s, char*& d) {
     s = src_base;
@@ -134,8 +136,10 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
       else scatter<C>(out_tile.data(), d, count, ds[ax], out_len);
     }
   };
-  if (lines <= grain) body(0, lines);
-  else engine.parallel_for(lines, grain, body);
+  // One task when the lines hold at most kPointsPerTask points (lines <= kPointsPerTask / n,
+  // tested without dividing), else tasks of about that many.
+  if (lines == 1 || lines * n <= kPointsPerTask) body(0, lines);
+  else engine.parallel_for(lines, std::max<std::int64_t>(1, kPointsPerTask / n), body);
 }
 
 template <class T>

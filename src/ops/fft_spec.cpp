@@ -55,18 +55,24 @@ double scale_of(Transform t, Norm norm, double points) {
   return 1.0;
 }
 
+// Out of line, as fail_dtype: the message is built only on failure.
+[[noreturn, gnu::cold, gnu::noinline]] void fail_default_length(std::string_view op, bool half, std::int64_t m,
+                                                                 std::int64_t n, std::int64_t axis,
+                                                                 SourceLocation where) {
+  check::fail_invalid(op,
+                      half ? "axis " + std::to_string(axis) + " has " + std::to_string(m) +
+                                 " points, which give 2 * (m - 1) = " + std::to_string(n) +
+                                 " output points; pass the output length n"
+                           : "axis " + std::to_string(axis) + " has no points; pass a length n >= 1 to zero-pad",
+                      "n", where);
+}
+
 // The signal length along an axis with m input points when the caller gave none.
 std::int64_t default_length(std::string_view op, Transform t, bool last, std::int64_t m, std::int64_t axis,
                             SourceLocation where) {
   const bool half = last && (t == Transform::Irfft || t == Transform::Hfft);
   const std::int64_t n = half ? 2 * (m - 1) : m;
-  if (n < 1)
-    check::fail_invalid(op,
-                        half ? "axis " + std::to_string(axis) + " has " + std::to_string(m) +
-                                   " points, which give 2 * (m - 1) = " + std::to_string(n) +
-                                   " output points; pass the output length n"
-                             : "axis " + std::to_string(axis) + " has no points; pass a length n >= 1 to zero-pad",
-                        "n", where);
+  if (n < 1) [[unlikely]] fail_default_length(op, half, m, n, axis, where);
   return n;
 }
 
