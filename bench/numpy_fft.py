@@ -6,6 +6,8 @@ Usage (Debian's Python, for python3-numpy):
   /usr/bin/python3 bench/numpy_fft.py build/bench/tensora_bench_fft
 prints a markdown table of medians (ms) and ratios peer / tensora (above 1: tensora is faster);
 paste it into docs/BENCHMARKS.md, section "FFT". NumPy is single-threaded (pocketfft).
+tensora's rows: `alloc` (a fresh result per call, as torch::fft and numpy.fft) and `into` (the
+`_into` form into one destination, as FFTW's direct execute reuses its arrays).
 """
 import json
 import os
@@ -64,8 +66,13 @@ def bench_times(binary, provider):
             continue
         # BM_Fft/<lib>/<dtype>/<case>/<form>/threads:<n>/real_time
         parts = b["run_name"].split("/")
-        rows[(parts[1], parts[3], parts[5])] = b["real_time"]
+        rows[(parts[1], parts[3], parts[4], parts[5])] = b["real_time"]
     return rows, data["context"].get("tensora_fft", "?")
+
+
+def ms(v):
+    """Three significant digits: microsecond rows keep theirs."""
+    return f"{v:.3g}" if v < 1 else f"{v:.3f}"
 
 
 def main():
@@ -73,22 +80,27 @@ def main():
     fftw_rows, fftw_name = bench_times(binary, "fftw")
     own_rows, own_name = bench_times(binary, "builtin")
     numpy = numpy_times()
-    has_torch = any(lib == "torch" for lib, _, _ in fftw_rows)
-    head = "| case | threads | tensora, " + fftw_name + " (ms) | tensora, " + own_name + " (ms) | FFTW direct | "
-    head += ("torch::fft | " if has_torch else "") + "numpy.fft | FFTW direct / tensora(FFTW) | numpy / tensora(FFTW) | numpy / tensora(built-in) |"
+    has_torch = any(key[0] == "torch" for key in fftw_rows)
+    head = "| case | threads | tensora, " + fftw_name + " (ms) | into | tensora, " + own_name + " (ms) | FFTW direct | "
+    head += ("torch::fft | " if has_torch else "") + "numpy.fft | FFTW direct / tensora | FFTW direct / tensora into | "
+    head += ("torch / tensora | " if has_torch else "") + "numpy / tensora | numpy / tensora(built-in) |"
     print(head)
     print("|" + " --- |" * (head.count("|") - 1))
     for name, _, _ in CASES:
         for t in ("threads:1", "threads:2"):
-            a = fftw_rows.get(("tensora", name, t))
-            b = own_rows.get(("tensora", name, t))
-            d = fftw_rows.get(("fftw", name, "threads:1"))
+            a = fftw_rows.get(("tensora", name, "alloc", t))
+            i = fftw_rows.get(("tensora", name, "into", t))
+            b = own_rows.get(("tensora", name, "alloc", t))
+            d = fftw_rows.get(("fftw", name, "direct", "threads:1"))
             n = numpy[name]
-            cells = [name, t[-1], f"{a:.3f}", f"{b:.3f}", f"{d:.3f}" if d else "-"]
+            cells = [name, t[-1], ms(a), ms(i), ms(b), ms(d) if d else "-"]
+            tt = fftw_rows.get(("torch", name, "alloc", t)) if has_torch else None
             if has_torch:
-                tt = fftw_rows.get(("torch", name, t))
-                cells.append(f"{tt:.3f}" if tt else "-")
-            cells += [f"{n:.3f}", f"{d / a:.2f}" if d else "-", f"{n / a:.2f}", f"{n / b:.2f}"]
+                cells.append(ms(tt) if tt else "-")
+            cells += [ms(n), f"{d / a:.2f}" if d else "-", f"{d / i:.2f}" if d else "-"]
+            if has_torch:
+                cells.append(f"{tt / a:.2f}" if tt else "-")
+            cells += [f"{n / a:.2f}", f"{n / b:.2f}"]
             print("| " + " | ".join(cells) + " |")
 
 
