@@ -47,9 +47,14 @@ const Plan<T>& provider_plan(std::int64_t n, Kind kind) {
   // the cache's lock nor its map lookup. Both caches keep their plans for the life of the
   // process, so a plain pointer stays valid and no reference count is touched per call (two
   // atomic read-modify-writes, a measurable part of a 1024-point transform).
-  thread_local const Plan<T>* last = nullptr;
-  if (last == nullptr || last->size() != n || last->kind() != kind) last = lookup_plan<T>(n, kind).get();
-  return *last;
+  struct Last {
+    const Plan<T>* plan = nullptr;
+    std::int64_t n = 0;
+    Kind kind = Kind::Forward;
+  };
+  thread_local Last last;  // its key kept beside it: no virtual call to compare
+  if (last.plan == nullptr || last.n != n || last.kind != kind) last = {lookup_plan<T>(n, kind).get(), n, kind};
+  return *last.plan;
 }
 
 template const Plan<float>& provider_plan<float>(std::int64_t, Kind);

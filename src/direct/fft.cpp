@@ -42,7 +42,7 @@ Tensor run(const Tensor& x, const Spec& spec, Engine& e, Loc where) {
 // and device; an overlap with `x` is refused unless dest is the very same view (an in-place
 // complex transform, which the backends run line by line). No buffer is allocated when the
 // input needs no staging, so a loop of transforms into one buffer pays only the transform.
-void run_into(std::string_view op, const Tensor& x, const Spec& spec, Engine& e, const Tensor& dest, Loc where) {
+void run_into(std::string_view op, const Tensor& x, const Spec& spec, Engine& e, const Tensor& dest, const Loc& where) {
   // The expected shape is built only when dest's differs (for the error's message).
   bool shape_ok = dest.defined() && dest.rank() == x.rank();
   for (std::size_t a = 0; shape_ok && a < x.shape().size(); ++a) {
@@ -63,25 +63,25 @@ void run_into(std::string_view op, const Tensor& x, const Spec& spec, Engine& e,
 }
 
 Tensor apply(Transform t, std::string_view op, fft_detail::Form, const Tensor& x, const fft::FftOptions& o, Engine& e,
-                Loc where) {
+                const Loc& where) {
   validate::operands(op, e, {&x}, where);
   return run(x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, where), e, where);
 }
 
 Tensor apply(Transform t, std::string_view op, fft_detail::Form form, const Tensor& x, const fft::FftnOptions& o,
-                Engine& e, Loc where) {
+                Engine& e, const Loc& where) {
   validate::operands(op, e, {&x}, where);
   return run(x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, form, where), e, where);
 }
 
 void apply_into(Transform t, std::string_view op, fft_detail::Form, const Tensor& x, const fft::FftOptions& o, Engine& e,
-                const Tensor& dest, Loc where) {
+                const Tensor& dest, const Loc& where) {
   validate::operands(op, e, {&x}, where);
   run_into(op, x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, where), e, dest, where);
 }
 
 void apply_into(Transform t, std::string_view op, fft_detail::Form form, const Tensor& x, const fft::FftnOptions& o,
-                Engine& e, const Tensor& dest, Loc where) {
+                Engine& e, const Tensor& dest, const Loc& where) {
   validate::operands(op, e, {&x}, where);
   run_into(op, x, fft_detail::resolve(t, op, x.shape(), x.dtype(), o, form, where), e, dest, where);
 }

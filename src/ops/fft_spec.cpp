@@ -15,7 +15,7 @@ using fft::Norm;
 const char* const kConvertHint = "convert to F32 or F64 (complex: C64 or C128) first, e.g. x.convert(DType::F32, e)";
 
 // Out of line: the messages are built only when a call fails.
-[[noreturn, gnu::cold, gnu::noinline]] void fail_dtype(std::string_view op, DType dtype, SourceLocation where) {
+[[noreturn, gnu::cold, gnu::noinline]] void fail_dtype(std::string_view op, DType dtype, const SourceLocation& where) {
   if (dtype != DType::F32 && dtype != DType::F64 && dtype != DType::C64 && dtype != DType::C128)
     check::fail_unsupported_dtype(op, dtype, std::string("transforms take F32, F64, C64 or C128; ") + kConvertHint,
                                   where);
@@ -25,7 +25,7 @@ const char* const kConvertHint = "convert to F32 or F64 (complex: C64 or C128) f
                                 where);
 }
 
-void check_dtype(Transform t, std::string_view op, DType dtype, SourceLocation where) {
+void check_dtype(Transform t, std::string_view op, DType dtype, const SourceLocation& where) {
   const bool supported = dtype == DType::F32 || dtype == DType::F64 || dtype == DType::C64 || dtype == DType::C128;
   if (!supported || ((t == Transform::Rfft || t == Transform::Ihfft) && is_complex(dtype))) [[unlikely]]
     fail_dtype(op, dtype, where);
@@ -58,7 +58,7 @@ double scale_of(Transform t, Norm norm, double points) {
 // Out of line, as fail_dtype: the message is built only on failure.
 [[noreturn, gnu::cold, gnu::noinline]] void fail_default_length(std::string_view op, bool half, std::int64_t m,
                                                                  std::int64_t n, std::int64_t axis,
-                                                                 SourceLocation where) {
+                                                                 const SourceLocation& where) {
   check::fail_invalid(op,
                       half ? "axis " + std::to_string(axis) + " has " + std::to_string(m) +
                                  " points, which give 2 * (m - 1) = " + std::to_string(n) +
@@ -69,14 +69,14 @@ double scale_of(Transform t, Norm norm, double points) {
 
 // The signal length along an axis with m input points when the caller gave none.
 std::int64_t default_length(std::string_view op, Transform t, bool last, std::int64_t m, std::int64_t axis,
-                            SourceLocation where) {
+                            const SourceLocation& where) {
   const bool half = last && (t == Transform::Irfft || t == Transform::Hfft);
   const std::int64_t n = half ? 2 * (m - 1) : m;
   if (n < 1) [[unlikely]] fail_default_length(op, half, m, n, axis, where);
   return n;
 }
 
-void check_length(std::string_view op, std::int64_t n, const char* argument, SourceLocation where) {
+void check_length(std::string_view op, std::int64_t n, const char* argument, const SourceLocation& where) {
   if (n < 1)
     check::fail_invalid(op, std::string("the signal length must be at least 1, got ") + std::to_string(n), argument,
                         where);
@@ -100,7 +100,7 @@ bool count_overflows(const Spec& spec, const Shape& shape, bool output) {
 // `shape` and `dtype`: scale, conj steps, dtypes, and the check that both of the primitive's
 // shapes are representable (one buffer serves both).
 void finish(Spec& spec, Transform t, DType dtype, Norm norm, std::string_view op, const Shape& shape,
-            SourceLocation where) {
+            const SourceLocation& where) {
   double points = 1;
   for (const std::int64_t n : spec.lengths) points *= static_cast<double>(n);
   spec.scale = scale_of(t, norm, points);
@@ -138,7 +138,7 @@ Shape output_shape(const Spec& spec, const Shape& shape) {
 }
 
 Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftOptions& options,
-             SourceLocation where) {
+             const SourceLocation& where) {
   const std::int64_t axis = check::axis(op, options.axis, static_cast<std::int64_t>(shape.size()), where);
   check_dtype(t, op, dtype, where);
   const std::int64_t m = shape[static_cast<std::size_t>(axis)];
@@ -158,7 +158,7 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
 }
 
 Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, const fft::FftnOptions& options,
-             Form form, SourceLocation where) {
+             Form form, const SourceLocation& where) {
   const auto rank = static_cast<std::int64_t>(shape.size());
   AxisList axes;
   if (!options.axes.empty()) {
@@ -204,7 +204,7 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
   return spec;
 }
 
-void check_primitive(const Spec& spec, const Shape& shape, DType dtype, SourceLocation where) {
+void check_primitive(const Spec& spec, const Shape& shape, DType dtype, const SourceLocation& where) {
   constexpr std::string_view op = "fft";
   if (dtype != spec.input_dtype) check::fail_dtype_mismatch(op, spec.input_dtype, dtype, where);
   bool agree = true;
@@ -235,7 +235,7 @@ Spec adjoint(const Spec& spec) {
 
 std::vector<std::pair<std::int64_t, std::int64_t>> shifts(std::string_view op, const Shape& shape,
                                                           const std::vector<std::int64_t>& axes, bool inverse,
-                                                          SourceLocation where) {
+                                                          const SourceLocation& where) {
   const auto rank = static_cast<std::int64_t>(shape.size());
   std::vector<std::int64_t> list;
   if (axes.empty()) {
