@@ -53,11 +53,21 @@ BinaryPlan plan_binary(BinaryOp op, const Tensor& a, const Tensor& b, Engine& en
   return {std::move(r.shape), r.dtype};
 }
 
-void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
-                Engine& engine, SourceLocation where) {
+// Operands that need a broadcast view, out of line: the views' slots are std::optional<Tensor>,
+// which GCC zero-fills on construction (two 120-byte rep stos were a fifth of a 4-element add).
+[[gnu::noinline]] void run_broadcast_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
+                                            backend::Output kind, Engine& engine, SourceLocation where) {
   std::optional<Tensor> a_view, b_view;
   engine.backend().binary(op, out, broadcast_view(a, out.shape(), a_view, where),
                           broadcast_view(b, out.shape(), b_view, where), kind, engine);
+}
+
+void run_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, backend::Output kind,
+                Engine& engine, SourceLocation where) {
+  if (same_extents(a.shape(), out.shape()) && same_extents(b.shape(), out.shape())) [[likely]]
+    engine.backend().binary(op, out, a, b, kind, engine);
+  else
+    run_broadcast_binary(op, out, a, b, kind, engine, where);
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Engine& engine, SourceLocation where) {
@@ -170,6 +180,10 @@ Tensor select(const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engi
   validate::operands("select", engine, {&pred, &a, &b}, where);
   const Shape shape = infer::select(pred.dtype(), a.dtype(), b.dtype(), pred.shape(), a.shape(), b.shape(), where);
   Tensor out = Tensor::empty(shape, a.dtype(), a.device(), where);
+  if (same_extents(pred.shape(), shape) && same_extents(a.shape(), shape) && same_extents(b.shape(), shape)) {
+    engine.backend().select(out, pred, a, b, engine);  // no view slots (see run_broadcast_binary)
+    return out;
+  }
   std::optional<Tensor> pv, av, bv;
   engine.backend().select(out, broadcast_view(pred, shape, pv, where), broadcast_view(a, shape, av, where),
               broadcast_view(b, shape, bv, where), engine);
