@@ -315,10 +315,11 @@ class Tensor {
   friend struct TensorInternals;
   Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t offset,
          DType dtype, Device device);
-  // A fresh column-major tensor whose element count the caller has computed (Tensor::empty).
+  // A fresh column-major tensor of `bytes` whose element count the caller has computed
+  // (Tensor::empty); its storage and strides are made in place.
   struct FreshTag {};
-  Tensor(FreshTag, std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t numel,
-         DType dtype, Device device);
+  Tensor(FreshTag, std::size_t bytes, Shape shape, std::int64_t numel, DType dtype, Device device,
+         const SourceLocation& where);
 
   // Creation from a raw buffer of `count` elements of `source_dtype` (the templates above and
   // from_floats / from_ints; a literal source may round where a typed one must be exact).

@@ -37,10 +37,14 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Strides strides, s
                                     offset_ * static_cast<std::int64_t>(size_of(dtype_))
                               : nullptr) {}
 
-Tensor::Tensor(FreshTag, std::shared_ptr<Storage> storage, Shape shape, Strides strides, std::int64_t numel,
-               DType dtype, Device device)
-    : storage_(std::move(storage)), shape_(std::move(shape)), strides_(std::move(strides)), dtype_(dtype),
-      device_(device), numel_(numel), first_element_(storage_->data()) {}
+// The storage and the strides are built in their members, not returned and moved in: moving a
+// just-returned handle reloads it as one 16-byte load, which stalls on the callee's 8-byte
+// stores (docs/ops.md, "Per-call cost").
+Tensor::Tensor(FreshTag, std::size_t bytes, Shape shape, std::int64_t numel, DType dtype, Device device,
+               const SourceLocation& where)
+    : storage_(Storage::allocate(bytes, device, where)), shape_(std::move(shape)),
+      strides_(col_major_strides(shape_)), dtype_(dtype), device_(device), numel_(numel),
+      first_element_(storage_->data()) {}
 
 Tensor Tensor::meta(Shape shape, DType dtype, Device device, Loc where) {
   check::valid_shape("meta", shape, where);
@@ -61,9 +65,7 @@ Tensor Tensor::empty(Shape shape, DType dtype, Device device, Loc where) {
   if (__builtin_mul_overflow(count, static_cast<std::int64_t>(size_of(dtype)), &bytes)) [[unlikely]]
     (void)check::byte_size("allocate", shape, dtype, device, where);  // throws OutOfMemory
   settings_for_new_tensor(device);  // a tensor on the device freezes its defaults
-  auto storage = Storage::allocate(static_cast<std::size_t>(bytes), device, where);
-  Strides strides = col_major_strides(shape);
-  return Tensor(FreshTag{}, std::move(storage), std::move(shape), std::move(strides), count, dtype, device);
+  return Tensor(FreshTag{}, static_cast<std::size_t>(bytes), std::move(shape), count, dtype, device, where);
 }
 
 Tensor Tensor::with_view(Shape shape, Strides strides, std::int64_t offset) const {
