@@ -13,6 +13,7 @@
 
 #include "cpu/fft_kernels.hpp"
 #include "cpu/fftw_provider.hpp"
+#include "ops/fft_spec.hpp"
 #include "tensora/tensora.hpp"
 #include "test_eager_check.hpp"
 #include "test_support.hpp"
@@ -424,8 +425,8 @@ TEST(FftInto, EveryTransformWritesItsAllocatingResult) {
   const Tensor complex_input = random({6, 5}, DType::C128, 40);
   const Tensor real_input = complex_input.real(serial());
   int checked = 0;
-  const auto check = [&](std::string_view name, auto alloc, auto into) {
-    const bool real = name.starts_with("rfft") || name.starts_with("ihfft");
+  const auto check = [&](std::string_view name, ta::fft_detail::Transform t, auto alloc, auto into) {
+    const bool real = t == ta::fft_detail::Transform::Rfft || t == ta::fft_detail::Transform::Ihfft;
     const Tensor& x = real ? real_input : complex_input;
     for (ta::Engine* e : {static_cast<ta::Engine*>(&serial()), static_cast<ta::Engine*>(&parallel3())}) {
       const Tensor want = alloc(x, *e);
@@ -440,7 +441,7 @@ TEST(FftInto, EveryTransformWritesItsAllocatingResult) {
     ++checked;
   };
 #define TENSORA_TEST_INTO(name, kind, form)                                                                   \
-  check(#name, [](const Tensor& x, ta::Engine& e) { return fft::name(x, e); },                               \
+  check(#name, ta::fft_detail::Transform::kind, [](const Tensor& x, ta::Engine& e) { return fft::name(x, e); },  \
         [](const Tensor& x, ta::Engine& e, const Tensor& d) { fft::name##_into(x, e, d); });
   TENSORA_FFT_TRANSFORMS(TENSORA_TEST_INTO)
 #undef TENSORA_TEST_INTO
@@ -519,6 +520,15 @@ TEST(FftInto, DestinationErrorsAreStructured) {
   {
     const auto err = expect_error([&] { fft::fft_into(x, serial(), Tensor()); });
     EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+  }
+  {
+    const auto err = expect_error(
+        [&] { fft::fft_into(x, fft::FftOptions{.axis = 1}, serial(), Tensor::zeros({8}, opts(DType::C128))); });
+    EXPECT_EQ(err.op(), "fft");
+    const auto* d = std::get_if<ta::AxisOutOfRange>(&err.detail());
+    ASSERT_NE(d, nullptr) << err.what();
+    EXPECT_EQ(d->axis, 1);
+    EXPECT_EQ(d->rank, 1);
   }
   {
     // The call's own errors come first, named by the transform.

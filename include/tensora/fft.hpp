@@ -71,10 +71,11 @@ struct FftnOptions {
                     SourceLocation where = SourceLocation::current());
 
 // Complex results (C64 from F32/C64 input, C128 from F64/C128); rfft/rfftn/ihfft take real
-// input; irfft/irfftn/hfft return real. `name_into(x, [options,] engine, dest)` writes the
-// result into dest (its dtype, shape and device must be the result's; an overlap with x is
-// refused unless dest is the very same view, which transforms a complex tensor in place). The direct forms throw UnsupportedDType for integers,
+// input; irfft/irfftn/hfft return real. The direct forms throw UnsupportedDType for integers,
 // Bool, F16 and BF16 (convert first); eager and traced promote those to the default float.
+// `name_into(x, [options,] engine, dest)` writes the result into dest (its dtype, shape and
+// device must be the result's; an overlap with x is refused unless dest is the very same view,
+// which transforms a complex tensor in place).
 TENSORA_FFT_TRANSFORMS(TENSORA_FFT_DECLARE)
 #undef TENSORA_FFT_DECLARE
 

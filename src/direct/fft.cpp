@@ -44,15 +44,11 @@ Tensor run(const Tensor& x, const Spec& spec, Engine& e, Loc where) {
 // input needs no staging, so a loop of transforms into one buffer pays only the transform.
 void run_into(std::string_view op, const Tensor& x, const Spec& spec, Engine& e, const Tensor& dest, const Loc& where) {
   // The expected shape is built only when dest's differs (for the error's message).
-  bool shape_ok = dest.defined() && dest.rank() == x.rank();
-  for (std::size_t a = 0; shape_ok && a < x.shape().size(); ++a) {
-    std::int64_t want = x.shape()[a];
-    for (std::size_t i = 0; i < spec.axes.size(); ++i)
-      if (spec.axes[i] == static_cast<std::int64_t>(a)) want = fft_detail::output_extent(spec, i);
-    shape_ok = dest.shape()[a] == want;
-  }
-  if (shape_ok) validate::destination(op, dest, spec.output_dtype, dest.shape(), e.device(), {&x}, where);
-  else validate::destination(op, dest, spec.output_dtype, fft_detail::output_shape(spec, x.shape()), e.device(), {&x}, where);
+  if (dest.defined() && fft_detail::is_output_shape(spec, x.shape(), dest.shape()))
+    validate::destination(op, dest, spec.output_dtype, dest.shape(), e.device(), {&x}, where);
+  else
+    validate::destination(op, dest, spec.output_dtype, fft_detail::output_shape(spec, x.shape()), e.device(), {&x},
+                          where);
   DirectOps ops{e, where};
   // The staged input has the spec's dtype and extents by construction (the spec was resolved
   // from x), so the primitive's own check (fft_transform's) is not repeated.

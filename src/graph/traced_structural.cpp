@@ -1,5 +1,6 @@
 // Traced structural and indexing ops. View ops infer by running the direct view on a shape
 // proxy (the same checks and the same result shape); the others use ops/inference.hpp.
+#include <array>
 #include <numeric>
 
 #include "ad/structural_rules.hpp"
@@ -150,7 +151,7 @@ TracedTensor TracedTensor::diagonal(std::int64_t offset, std::int64_t axis1, std
   check_operands("diagonal", {this}, where);
   const Shape out = meta_of(*this).diagonal(offset, axis1, axis2, where).shape();
   Node n = structural("diagonal",
-                      "offset=" + std::to_string(offset) + ", axes=" + axes_text(std::vector<std::int64_t>{axis1, axis2}), out, {this}, where);
+                      "offset=" + std::to_string(offset) + ", axes=" + axes_text(std::array<std::int64_t, 2>{axis1, axis2}), out, {this}, where);
   n.exec = [offset, axis1, axis2, where](std::span<const Tensor> in, Engine&) {
     return in[0].diagonal(offset, axis1, axis2, where);
   };

@@ -88,9 +88,7 @@ bool count_overflows(const Spec& spec, const Shape& shape, bool output) {
   std::int64_t span = 1;
   bool overflow = false;
   for (std::size_t a = 0; a < shape.size(); ++a) {
-    std::int64_t extent = shape[a];
-    for (std::size_t i = 0; i < spec.axes.size(); ++i)
-      if (spec.axes[i] == static_cast<std::int64_t>(a)) extent = output ? output_extent(spec, i) : input_extent(spec, i);
+    const std::int64_t extent = extent_along(spec, shape, a, output);
     overflow |= __builtin_mul_overflow(span, extent > 0 ? extent : 1, &span);
   }
   return overflow;
@@ -207,12 +205,8 @@ Spec resolve(Transform t, std::string_view op, const Shape& shape, DType dtype, 
 void check_primitive(const Spec& spec, const Shape& shape, DType dtype, const SourceLocation& where) {
   constexpr std::string_view op = "fft";
   if (dtype != spec.input_dtype) check::fail_dtype_mismatch(op, spec.input_dtype, dtype, where);
-  bool agree = true;
-  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
-    const std::int64_t axis = check::axis(op, spec.axes[i], static_cast<std::int64_t>(shape.size()), where);
-    agree = agree && shape[static_cast<std::size_t>(axis)] == input_extent(spec, i);
-  }
-  if (agree) return;
+  for (const std::int64_t a : spec.axes) check::axis(op, a, static_cast<std::int64_t>(shape.size()), where);
+  if (has_input_extents(spec, shape)) return;
   Shape want = shape;  // the message's expected shape: the input with the transform's extents
   for (std::size_t i = 0; i < spec.axes.size(); ++i) want[static_cast<std::size_t>(spec.axes[i])] = input_extent(spec, i);
   check::fail_shape(op, "the input does not have the transform's extents", want, shape, where);

@@ -61,6 +61,20 @@ inline bool has_input_extents(const Spec& spec, const Shape& shape) {
     agree = agree && shape[static_cast<std::size_t>(spec.axes[i])] == input_extent(spec, i);
   return agree;
 }
+// The extent along axis `a` of `shape` once the spec's input (output) extents replace those of
+// its axes: what output_shape computes, one axis at a time, building no shape.
+inline std::int64_t extent_along(const Spec& spec, const Shape& shape, std::size_t a, bool output) {
+  for (std::size_t i = 0; i < spec.axes.size(); ++i)
+    if (spec.axes[i] == static_cast<std::int64_t>(a)) return output ? output_extent(spec, i) : input_extent(spec, i);
+  return shape[a];
+}
+// Whether `out` is the primitive's output shape for an input of shape `in`.
+inline bool is_output_shape(const Spec& spec, const Shape& in, const Shape& out) {
+  if (out.size() != in.size()) return false;
+  for (std::size_t a = 0; a < in.size(); ++a)
+    if (out[a] != extent_along(spec, in, a, true)) return false;
+  return true;
+}
 // The primitive's output shape for an input of shape `shape`; the same in place.
 Shape output_shape(const Spec& spec, const Shape& shape);
 void set_output_extents(const Spec& spec, Shape& shape);
