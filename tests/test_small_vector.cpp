@@ -44,4 +44,21 @@ TEST(SmallVector, CopiesAndComparesByValue) {
   EXPECT_EQ(items(moved), (std::vector<std::int64_t>{1, 2, 3, 4, 5}));
 }
 
+TEST(SmallVector, AssignmentMovesBetweenInlineAndHeap) {
+  Vec v{1, 2, 3, 4, 5};  // on the heap
+  const Vec short_one{7, 8};
+  v = short_one;  // heap -> inline: the old heap values must not show through
+  EXPECT_EQ(items(v), (std::vector<std::int64_t>{7, 8}));
+  v.push_back(9);
+  v.push_back(10);  // past the inline capacity again
+  EXPECT_EQ(items(v), (std::vector<std::int64_t>{7, 8, 9, 10}));
+  const Vec long_one{1, 2, 3, 4, 5, 6};
+  Vec w{3};
+  w = long_one;  // inline -> heap
+  EXPECT_EQ(items(w), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  const Vec& same = w;
+  w = same;  // self-assignment keeps the values
+  EXPECT_EQ(items(w), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+}
+
 }  // namespace

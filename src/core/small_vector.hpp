@@ -20,6 +20,20 @@ class SmallVector {
   SmallVector(std::initializer_list<T> values) {
     for (const T& v : values) push_back(v);
   }
+  // Copies touch the heap list only when it is in use (std::vector's own copy of an empty
+  // list costs as much as the whole inline part: a descriptor is copied on every call).
+  SmallVector(const SmallVector& other) : inline_(other.inline_), size_(other.size_) {
+    if (!other.heap_.empty()) heap_ = other.heap_;
+  }
+  SmallVector& operator=(const SmallVector& other) {
+    inline_ = other.inline_;
+    size_ = other.size_;
+    if (!other.heap_.empty() || !heap_.empty()) heap_ = other.heap_;
+    return *this;
+  }
+  SmallVector(SmallVector&&) noexcept = default;
+  SmallVector& operator=(SmallVector&&) noexcept = default;
+  ~SmallVector() = default;
 
   void push_back(const T& v) {
     if (heap_.empty() && size_ < N) {
