@@ -256,6 +256,36 @@ TEST(FftValues, NormModesAndParseval) {
   }
 }
 
+// A call resolves every argument even when the one before it had the same input shape (the
+// thread keeps its last resolution: ops/fft_spec.cpp).
+TEST(FftValues, RepeatedCallsResolveEveryArgument) {
+  const std::int64_t n = 12;
+  const Tensor x = random({n}, DType::C128, 21);
+  const Tensor y = fft::fft(x, serial());
+  EXPECT_LT(rel_error(values(y), dft(values(x), n, -1)), 1e-14);
+  auto scaled = [](std::vector<cd> v, double s) {
+    for (auto& e : v) e *= s;
+    return v;
+  };
+  EXPECT_LT(rel_error(values(fft::fft(x, fft::FftOptions{.norm = fft::Norm::Ortho}, serial())),
+                      scaled(values(y), 1 / std::sqrt(double(n)))),
+            1e-14);
+  EXPECT_EQ(fft::fft(x, fft::FftOptions{.n = 5}, serial()).shape(), (Shape{5}));
+  EXPECT_LT(rel_error(values(fft::ifft(x, serial())), scaled(values(fft::fft(x.conj(serial()), serial()).conj(serial())), 1.0 / n)),
+            1e-14);
+  const auto err = expect_error([&] { (void)fft::fft(x, fft::FftOptions{.n = 0}, serial()); });
+  EXPECT_EQ(err.kind(), ta::ErrorKind::InvalidArgument);
+  EXPECT_TRUE(same_bits(fft::fft(x, serial()), y));
+  EXPECT_EQ(fft::fft(x.cast(DType::C64, serial()), serial()).dtype(), DType::C64);
+  const Tensor m = random({3, 4}, DType::C128, 22);
+  EXPECT_EQ(fft::fft(m, serial()).shape(), (Shape{3, 4}));
+  const Tensor along0 = fft::fft(m, fft::FftOptions{.axis = 0}, serial());
+  EXPECT_FALSE(same_bits(along0, fft::fft(m, serial())));
+  EXPECT_TRUE(same_bits(along0, fft::fft(m.transpose(), serial()).transpose()));
+  EXPECT_EQ(expect_error([&] { (void)fft::fft(m, fft::FftOptions{.axis = 2}, serial()); }).kind(),
+            ta::ErrorKind::Validation);
+}
+
 TEST(FftValues, CropAndZeroPad) {
   const Tensor x = random({10}, DType::C128, 12);
   auto ref = [&](std::int64_t n) {

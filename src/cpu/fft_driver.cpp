@@ -102,6 +102,14 @@ void pass(const Tensor& dst, const Tensor& src, std::int64_t axis, std::int64_t 
   // lines are read in place and written directly, except in an in-place pass (plans read and
   // write separate arrays). Copies change no value, so every path gives the same bits.
   const bool tiled = ss[ax] != 1 || ds[ax] != 1 || src.element_ptr() == dst.element_ptr();
+  // A single unit-stride line (one 1-D transform, the common small call): the plan runs on the
+  // tensors' memory with no task, line arithmetic or tile around it.
+  if (lines == 1 && !tiled) {
+    std::optional<Scratch<T>> owned;
+    plan.execute(src_base, 1, dst_base, 1, task_scratch<T>(plan.scratch_size(), owned));
+    if (scale != T(1)) scale_line<T>(dst_base, 1, out_len, real_out, scale);
+    return;
+  }
   auto body = [&](std::int64_t begin, std::int64_t end) {
     std::optional<Scratch<T>> owned;
     T* const scratch = task_scratch<T>(plan.scratch_size(), owned);
