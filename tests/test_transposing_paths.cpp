@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tensora/tensora.hpp"
+#include "simd_targets.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -123,6 +124,34 @@ TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
                                   " threads " + std::to_string(e.threads());
         expect_same(a.cast(to, e).permute(lay.axes), a.permute(lay.axes).cast(to, e), label);
       }
+}
+
+// The tile kernels' wide blocks (N x N, N = the target's F32 or F64 lanes) on every x86 target
+// Highway built: results of 8 MiB and more are written with non-temporal stores when their
+// columns are aligned (kStreamBytes in elementwise_loop.hpp): 1200 rows are (4800 and 9600
+// bytes a column), 1201 are not; 1799 columns leave a partial strip of blocks; 233 x 301 stays
+// in the caches.
+TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
+  const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
+  for (const std::int64_t target : tensora_test::x86_targets()) {
+    const tensora_test::TargetMock mock(target);
+    for (CpuEngine& e : engines()) {
+      if (e.threads() > 1 && target != tensora_test::x86_targets().front()) continue;  // threads: best target
+      for (DType d : {DType::F32, DType::F64})
+        for (const tensora::Shape& base : bases) {
+          const std::int64_t n = tensora::numel(base);
+          const Tensor a = values(d, 11, n).reshape(base), b = values(d, 12, n).reshape(base);
+          const Tensor at = a.transpose(), bt = b.transpose();
+          const std::string label = std::string(hwy::TargetName(target)) + " " + std::string(tensora::name(d)) +
+                                    " " + tensora::to_string(base) + " threads " + std::to_string(e.threads());
+          expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
+          const Tensor c = values(d, 13, n).reshape(at.shape());
+          expect_same(at.contiguous().mul(c, e), at.mul(c, e), "mul, one transposed, " + label);
+          expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
+          expect_same(a.exp(e).transpose(), at.exp(e), "exp " + label);
+        }
+    }
+  }
 }
 
 // Spot values, so that the comparisons above cannot pass on two equally wrong paths.

@@ -39,6 +39,7 @@ bool all_dense_col_major(const std::array<const Tensor*, K>& ops) {
 //   small buffer before the tile's runs, the output is computed into one and transposed out
 //   after them (simd::transpose_tile). The kernel then sees contiguous runs only.
 inline constexpr std::int64_t kMinCrossing = 16;  // a shorter crossing axis is not worth tiles
+inline constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;  // results streamed past the caches
 
 // The loop dim (> 0) along which some operand has its unit stride while dim 0 (the output's
 // fastest) is strided for it; 0 when every operand is happiest along dim 0.
@@ -68,7 +69,7 @@ simd::TileOperand<T> tile_operand(const TilePart& part) {
 // No tile kernel: every tile is staged.
 struct NoTileKernel {
   template <std::size_t K>
-  bool operator()(const std::array<TilePart, K>&, std::int64_t, std::int64_t) const {
+  bool operator()(const std::array<TilePart, K>&, std::int64_t, std::int64_t, bool) const {
     return false;
   }
 };
@@ -93,7 +94,7 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
     else if (loop.strides[k][0] == 0 && loop.strides[k][cross] == 0) parts[k] = {nullptr, 0, simd::TileMode::Scalar};
     else by_kernel = false;
   }
-  by_kernel = by_kernel && tile_kernel(parts, 0, 0);  // an empty tile: does the kernel take this op?
+  by_kernel = by_kernel && tile_kernel(parts, 0, 0, false);  // an empty tile: does the kernel take this op?
 
   int staged_along_0 = 0, staged_along_cross = 0;
   for (int k = 0; k < K; ++k) {
@@ -103,12 +104,21 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   // r: the axis of the runs (or the tile kernel's rows), q: the other one.
   const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
   const std::size_t q = r == 0 ? cross : 0;
-  // A tile's elements along each axis: about 512 bytes of the widest operand along r and 256
-  // bytes along q for tile kernels (128 x 64 in F32); 512 bytes both ways for staged tiles,
-  // whose buffers are then 64 KiB at most.
+  // A tile's elements along each axis. Tile kernels: 128 bytes of the output's columns along r
+  // (two AVX-512 blocks of F32 rows) and 4 KiB of the crossed rows along q (32 x 1024 in F32):
+  // the kernel reads each crossed row as one stream and writes each output column piece as
+  // whole cache lines; taller tiles, with more crossed rows in flight at once, measured slower
+  // (docs/BENCHMARKS.md, "Transposed inputs"). Staged tiles: 512 bytes both ways, whose
+  // buffers are then 64 KiB at most.
   const std::int64_t w = widest<K>(element_size);
-  const std::int64_t side_r = std::clamp<std::int64_t>(512 / w, 32, 128);
-  const std::int64_t side_q = by_kernel ? std::clamp<std::int64_t>(256 / w, 16, 64) : side_r;
+  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>(128 / w, 16, 32)
+                                        : std::clamp<std::int64_t>(512 / w, 32, 128);
+  const std::int64_t side_q = by_kernel ? 4096 / w : side_r;
+  // A result this large is not kept in the caches for the next op: tile kernels may store it
+  // with non-temporal stores, which write each line once instead of reading it first.
+  std::int64_t result_bytes = element_size[0];
+  for (const std::int64_t extent : loop.shape) result_bytes *= extent;
+  const bool stream = result_bytes >= kStreamBytes;
   std::array<bool, K> staged{};
   std::array<std::int64_t, K> ld{}, offset{};
   std::int64_t stage_bytes = 0;
@@ -148,7 +158,7 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
       if (by_kernel) {
         std::array<TilePart, K> tile = parts;
         for (int k = 0; k < K; ++k) tile[k].p = corner[k];
-        tile_kernel(tile, len_r, len_q);
+        tile_kernel(tile, len_r, len_q, stream);
         continue;
       }
       for (int k = 1; k < K; ++k)

@@ -164,10 +164,59 @@ HWY_INLINE void PrefetchRow(const TileOperand<T>& x, int64_t i, int64_t j) {
   if (x.mode == TileMode::Crossed) hwy::Prefetch(x.p + i * x.stride + j);
 }
 
+// ---- Wide blocks: N x N, N = lanes of the widest vector (16 F32 with AVX-512) -------------------
+// Each output column of a block is one full vector (a whole cache line with AVX-512), so a
+// large result can be written with streaming stores; the 128-bit blocks above write a quarter
+// line per column per step, which left a transposing op at 2-4x its flat pass.
+template <class T>
+using WideTag = hn::ScalableTag<T>;
+
+// v[k] holds row k on entry and column k on return: log2(N) stages, each gathering the even
+// and the odd lanes of neighbouring vectors (a perfect shuffle across the whole vector).
+template <class T, class V>
+HWY_INLINE void TransposeWide(V* v) {
+  const WideTag<T> d;
+  constexpr size_t N = hn::MaxLanes(d);
+  for (size_t stage = 1; stage < N; stage *= 2) {
+    V w[N];
+    for (size_t j = 0; j < N / 2; ++j) {
+      w[j] = hn::ConcatEven(d, v[2 * j + 1], v[2 * j]);
+      w[j + N / 2] = hn::ConcatOdd(d, v[2 * j + 1], v[2 * j]);
+    }
+    for (size_t k = 0; k < N; ++k) v[k] = w[k];
+  }
+}
+
+// The N columns of one operand's block at (i0, j0), whole.
+template <class T, class V>
+HWY_INLINE void WideColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, V* v) {
+  const WideTag<T> d;
+  constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
+  if (x.mode == TileMode::Scalar) {
+    for (int64_t j = 0; j < N; ++j) v[j] = hn::Set(d, x.p[0]);
+  } else if (x.mode == TileMode::Crossed) {
+    for (int64_t i = 0; i < N; ++i) v[i] = hn::LoadU(d, x.p + (i0 + i) * x.stride + j0);
+    TransposeWide<T>(v);
+  } else {
+    for (int64_t j = 0; j < N; ++j) v[j] = hn::LoadU(d, x.p + i0 + (j0 + j) * x.stride);
+  }
+}
+
+// The operand of the sub-tile starting at (i0, j0).
+template <class T>
+HWY_INLINE TileOperand<T> Shifted(const TileOperand<T>& x, int64_t i0, int64_t j0) {
+  switch (x.mode) {
+    case TileMode::Straight: return {x.p + i0 + j0 * x.stride, x.stride, x.mode};
+    case TileMode::Crossed: return {x.p + i0 * x.stride + j0, x.stride, x.mode};
+    case TileMode::Scalar: break;
+  }
+  return x;
+}
+
 template <BinaryOp Op, class T>
 struct BinaryColumns {
-  const TileOperand<T>& a;
-  const TileOperand<T>& b;
+  TileOperand<T> a;
+  TileOperand<T> b;
   HWY_INLINE void Prefetch(int64_t i, int64_t j) const {
     PrefetchRow(a, i, j);
     PrefetchRow(b, i, j);
@@ -179,17 +228,32 @@ struct BinaryColumns {
     TileColumns<T>(b, i0, j0, ni, nj, w);
     for (int j = 0; j < kBlockLanes<T>; ++j) v[j] = Bin<Op>(BlockTag<T>(), v[j], w[j]);
   }
+  template <class V>
+  HWY_INLINE void Wide(int64_t i0, int64_t j0, V* v) const {
+    constexpr size_t N = hn::MaxLanes(WideTag<T>());
+    V w[N];
+    WideColumns<T>(a, i0, j0, v);
+    WideColumns<T>(b, i0, j0, w);
+    for (size_t j = 0; j < N; ++j) v[j] = Bin<Op>(WideTag<T>(), v[j], w[j]);
+  }
+  BinaryColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(a, i0, j0), Shifted(b, i0, j0)}; }
 };
 
 template <UnaryOp Op, class T>
 struct UnaryColumns {
-  const TileOperand<T>& in;
+  TileOperand<T> in;
   HWY_INLINE void Prefetch(int64_t i, int64_t j) const { PrefetchRow(in, i, j); }
   template <class V>
   HWY_INLINE void operator()(int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) const {
     TileColumns<T>(in, i0, j0, ni, nj, v);
     for (int j = 0; j < kBlockLanes<T>; ++j) v[j] = UnChecked<Op>(BlockTag<T>(), v[j]);
   }
+  template <class V>
+  HWY_INLINE void Wide(int64_t i0, int64_t j0, V* v) const {
+    WideColumns<T>(in, i0, j0, v);
+    for (size_t j = 0; j < hn::MaxLanes(WideTag<T>()); ++j) v[j] = UnChecked<Op>(WideTag<T>(), v[j]);
+  }
+  UnaryColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(in, i0, j0)}; }
 };
 
 // Blocks go down the tile in strips of one cache line of columns (64 bytes of a crossed
@@ -213,28 +277,57 @@ HWY_INLINE void TileLoop(T* out, int64_t so, int64_t rows, int64_t cols, const C
     }
 }
 
+// The tile's whole N x N blocks, a strip of N columns at a time down the rows, then its edges
+// (fewer than N rows or columns left) by the 128-bit loop. With `stream` (a result larger than
+// the caches are meant to keep: simd.hpp) and aligned columns, each column vector is stored
+// past the caches: the result's lines are then written once, never read for ownership.
+template <class T, class Columns>
+HWY_INLINE void WideTileLoop(T* out, int64_t so, int64_t rows, int64_t cols, const Columns& columns, bool stream) {
+  const WideTag<T> d;
+  constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
+  using V = hn::Vec<WideTag<T>>;
+  constexpr auto kVectorBytes = static_cast<std::uintptr_t>(N) * sizeof(T);
+  stream = stream && reinterpret_cast<std::uintptr_t>(out) % kVectorBytes == 0 &&
+           static_cast<std::uintptr_t>(so) * sizeof(T) % kVectorBytes == 0;
+  const int64_t whole_rows = rows / N * N, whole_cols = cols / N * N;
+  for (int64_t j0 = 0; j0 < whole_cols; j0 += N)
+    for (int64_t i0 = 0; i0 < whole_rows; i0 += N) {
+      V v[N];
+      columns.Wide(i0, j0, v);
+      if (stream) {
+        for (int64_t j = 0; j < N; ++j) hn::Stream(v[j], d, out + i0 + (j0 + j) * so);
+      } else {
+        for (int64_t j = 0; j < N; ++j) hn::StoreU(v[j], d, out + i0 + (j0 + j) * so);
+      }
+    }
+  if (stream) hwy::FlushStream();  // the streamed lines are visible before the tile is done
+  if (whole_cols < cols) TileLoop<T>(out + whole_cols * so, so, rows, cols - whole_cols, columns.Shift(0, whole_cols));
+  if (whole_rows < rows) TileLoop<T>(out + whole_rows, so, rows - whole_rows, whole_cols, columns.Shift(whole_rows, 0));
+}
+
 template <BinaryOp Op, class T>
 HWY_INLINE void BinaryTileLoop(const TileOperand<T>& a, const TileOperand<T>& b, T* out, int64_t so, int64_t rows,
-                               int64_t cols) {
-  TileLoop<T>(out, so, rows, cols, BinaryColumns<Op, T>{a, b});
+                               int64_t cols, bool stream) {
+  WideTileLoop<T>(out, so, rows, cols, BinaryColumns<Op, T>{a, b}, stream);
 }
 
 template <UnaryOp Op, class T>
-HWY_INLINE void UnaryTileLoop(const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols) {
-  TileLoop<T>(out, so, rows, cols, UnaryColumns<Op, T>{in});
+HWY_INLINE void UnaryTileLoop(const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols,
+                              bool stream) {
+  WideTileLoop<T>(out, so, rows, cols, UnaryColumns<Op, T>{in}, stream);
 }
 #endif
 
 template <class T>
 HWY_INLINE bool BinaryTile(BinaryOp op, const TileOperand<T>& a, const TileOperand<T>& b, T* out, int64_t so,
-                           int64_t rows, int64_t cols) {
+                           int64_t rows, int64_t cols, bool stream) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)op, (void)a, (void)b, (void)out, (void)so, (void)rows, (void)cols;
+  (void)op, (void)a, (void)b, (void)out, (void)so, (void)rows, (void)cols, (void)stream;
   return false;
 #else
   switch (op) {
 #define TENSORA_BINARY_CASE(name) \
-  case BinaryOp::name: BinaryTileLoop<BinaryOp::name>(a, b, out, so, rows, cols); return true;
+  case BinaryOp::name: BinaryTileLoop<BinaryOp::name>(a, b, out, so, rows, cols, stream); return true;
     TENSORA_SIMD_BINARY_OPS(TENSORA_BINARY_CASE)
 #undef TENSORA_BINARY_CASE
     default: return false;
@@ -243,14 +336,15 @@ HWY_INLINE bool BinaryTile(BinaryOp op, const TileOperand<T>& a, const TileOpera
 }
 
 template <class T>
-HWY_INLINE bool UnaryTile(UnaryOp op, const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols) {
+HWY_INLINE bool UnaryTile(UnaryOp op, const TileOperand<T>& in, T* out, int64_t so, int64_t rows, int64_t cols,
+                          bool stream) {
 #if HWY_TARGET == HWY_SCALAR
-  (void)op, (void)in, (void)out, (void)so, (void)rows, (void)cols;
+  (void)op, (void)in, (void)out, (void)so, (void)rows, (void)cols, (void)stream;
   return false;
 #else
   switch (op) {
 #define TENSORA_UNARY_CASE(name) \
-  case UnaryOp::name: UnaryTileLoop<UnaryOp::name>(in, out, so, rows, cols); return true;
+  case UnaryOp::name: UnaryTileLoop<UnaryOp::name>(in, out, so, rows, cols, stream); return true;
     TENSORA_SIMD_UNARY_OPS(TENSORA_UNARY_CASE)
 #undef TENSORA_UNARY_CASE
     default: return false;
@@ -259,18 +353,20 @@ HWY_INLINE bool UnaryTile(UnaryOp op, const TileOperand<T>& in, T* out, int64_t 
 }
 
 bool BinaryTileF32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, int64_t so, int64_t rows,
-                   int64_t cols) {
-  return BinaryTile(op, a, b, out, so, rows, cols);
+                   int64_t cols, bool stream) {
+  return BinaryTile(op, a, b, out, so, rows, cols, stream);
 }
 bool BinaryTileF64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out, int64_t so, int64_t rows,
-                   int64_t cols) {
-  return BinaryTile(op, a, b, out, so, rows, cols);
+                   int64_t cols, bool stream) {
+  return BinaryTile(op, a, b, out, so, rows, cols, stream);
 }
-bool UnaryTileF32(UnaryOp op, TileOperand<float> in, float* out, int64_t so, int64_t rows, int64_t cols) {
-  return UnaryTile(op, in, out, so, rows, cols);
+bool UnaryTileF32(UnaryOp op, TileOperand<float> in, float* out, int64_t so, int64_t rows, int64_t cols,
+                  bool stream) {
+  return UnaryTile(op, in, out, so, rows, cols, stream);
 }
-bool UnaryTileF64(UnaryOp op, TileOperand<double> in, double* out, int64_t so, int64_t rows, int64_t cols) {
-  return UnaryTile(op, in, out, so, rows, cols);
+bool UnaryTileF64(UnaryOp op, TileOperand<double> in, double* out, int64_t so, int64_t rows, int64_t cols,
+                  bool stream) {
+  return UnaryTile(op, in, out, so, rows, cols, stream);
 }
 
 // Sums in double with eight accumulators (the add latency times the adds per cycle); the
@@ -494,20 +590,20 @@ bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n) {
   return HWY_DYNAMIC_DISPATCH(UnaryF64)(op, in, out, n);
 }
 bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
-                     std::int64_t rows, std::int64_t cols) {
-  return HWY_DYNAMIC_DISPATCH(BinaryTileF32)(op, a, b, out, out_stride, rows, cols);
+                     std::int64_t rows, std::int64_t cols, bool stream) {
+  return HWY_DYNAMIC_DISPATCH(BinaryTileF32)(op, a, b, out, out_stride, rows, cols, stream);
 }
 bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
-                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols) {
-  return HWY_DYNAMIC_DISPATCH(BinaryTileF64)(op, a, b, out, out_stride, rows, cols);
+                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols, bool stream) {
+  return HWY_DYNAMIC_DISPATCH(BinaryTileF64)(op, a, b, out, out_stride, rows, cols, stream);
 }
 bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols) {
-  return HWY_DYNAMIC_DISPATCH(UnaryTileF32)(op, in, out, out_stride, rows, cols);
+                    std::int64_t cols, bool stream) {
+  return HWY_DYNAMIC_DISPATCH(UnaryTileF32)(op, in, out, out_stride, rows, cols, stream);
 }
 bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols) {
-  return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols);
+                    std::int64_t cols, bool stream) {
+  return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols, stream);
 }
 double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }

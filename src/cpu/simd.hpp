@@ -29,16 +29,18 @@ struct TileOperand {
 
 // out[i + j * out_stride] = a(i, j) op b(i, j) (or op in(i, j)) for i < rows, j < cols: the op
 // is applied to columns that crossed operands give after an in-register transpose, so an op on
-// transposed inputs into a column-major output streams every operand once. Bitwise the same
-// values as binary_f32 and friends; false when the op has no vector version.
+// transposed inputs into a column-major output streams every operand once. `stream`: the
+// output is too large to keep in the caches (the caller's kStreamBytes), so aligned column
+// vectors may be stored with non-temporal stores. Bitwise the same values as binary_f32 and
+// friends; false when the op has no vector version.
 bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
-                     std::int64_t rows, std::int64_t cols);
+                     std::int64_t rows, std::int64_t cols, bool stream);
 bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
-                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols);
+                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols, bool stream);
 bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols);
+                    std::int64_t cols, bool stream);
 bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols);
+                    std::int64_t cols, bool stream);
 
 // Sums in double for accuracy; the blocking is fixed so results are deterministic.
 double sum_f32(const float* x, std::int64_t n);

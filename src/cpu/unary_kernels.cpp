@@ -44,13 +44,13 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
       store_from_compute<Out>(p[0] + i * s[0], fn::unary<Op>(load_as_compute<T>(p[1] + i * s[1])));
   };
   if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>) {
-    auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols) {
+    auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols, bool stream) {
       if constexpr (std::is_same_v<T, float>)
         return simd::unary_tile_f32(Op, tile_operand<float>(p[1]), reinterpret_cast<float*>(p[0].p), p[0].stride,
-                                    rows, cols);
+                                    rows, cols, stream);
       else
         return simd::unary_tile_f64(Op, tile_operand<double>(p[1]), reinterpret_cast<double*>(p[0].p), p[0].stride,
-                                    rows, cols);
+                                    rows, cols, stream);
     };
     run_elementwise<2>(engine, {&out, &in}, inner, tile);
   } else {
