@@ -154,6 +154,21 @@ TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   }
 }
 
+// Staged tiles stream results of 64 MiB and more (kStreamStagedBytes) out of a buffer, a
+// column piece at a time: 2049-row C128 columns start at every alignment, so the copies' heads
+// and tails are hit; a cast to F64 and a complex op, serial and 3 threads.
+TEST(TransposingPaths, LargeStagedResultsStreamedOutEqualTheFlatPath) {
+  for (CpuEngine& e : engines()) {
+    const tensora::Shape base{2048, 2049};
+    const std::int64_t n = tensora::numel(base);
+    const std::string threads = " threads " + std::to_string(e.threads());
+    const Tensor a = values(DType::C128, 14, n).reshape(base);
+    expect_same(a.neg(e).transpose(), a.transpose().neg(e), "neg C128" + threads);
+    const Tensor f = values(DType::F32, 15, 2 * n).reshape({4096, 2049});
+    expect_same(f.cast(DType::F64, e).transpose(), f.transpose().cast(DType::F64, e), "F32 -> F64" + threads);
+  }
+}
+
 // Spot values, so that the comparisons above cannot pass on two equally wrong paths.
 TEST(TransposingPaths, ATransposedAddHasTheRightValues) {
   CpuEngine e = CpuEngine::parallel(3);

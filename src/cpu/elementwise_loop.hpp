@@ -39,7 +39,12 @@ bool all_dense_col_major(const std::array<const Tensor*, K>& ops) {
 //   small buffer before the tile's runs, the output is computed into one and transposed out
 //   after them (simd::transpose_tile). The kernel then sees contiguous runs only.
 inline constexpr std::int64_t kMinCrossing = 16;  // a shorter crossing axis is not worth tiles
-inline constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;  // results streamed past the caches
+// Results at least this large are streamed past the caches: tile kernels' results from 8 MiB
+// (their column pieces are the pattern streaming helps most), staged tiles' from 64 MiB (they
+// write whole runs anyway; F16 results of 32 MiB were 10% slower streamed, C128 and cast
+// results of 64-256 MiB 1.4-6x faster). docs/ops.md.
+inline constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;
+inline constexpr std::int64_t kStreamStagedBytes = std::int64_t{64} << 20;
 
 // The loop dim (> 0) along which some operand has its unit stride while dim 0 (the output's
 // fastest) is strided for it; 0 when every operand is happiest along dim 0.
@@ -129,6 +134,14 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
     offset[k] = stage_bytes;
     stage_bytes += ld[k] * side_q;
   }
+  // A large output that the runs write straight is computed into a buffer as well and streamed
+  // out a column piece at a time, as the tile kernels store theirs.
+  const bool stream_out = result_bytes >= kStreamStagedBytes && !by_kernel && unit(0, r);
+  if (stream_out) {
+    ld[0] = side_r * element_size[0] + 64;
+    offset[0] = stage_bytes;
+    stage_bytes += ld[0] * side_q;
+  }
   std::vector<std::size_t> rest;
   std::int64_t outer = 1;
   for (std::size_t d = 1; d < loop.shape.size(); ++d)
@@ -139,7 +152,7 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   const std::int64_t nr = loop.shape[r], nq = loop.shape[q];
   const std::int64_t tiles_r = (nr + side_r - 1) / side_r, tiles_q = (nq + side_q - 1) / side_q;
   std::array<std::int64_t, K> step;
-  for (int k = 0; k < K; ++k) step[k] = staged[k] ? element_size[k] : loop.strides[k][r];
+  for (int k = 0; k < K; ++k) step[k] = staged[k] || (k == 0 && stream_out) ? element_size[k] : loop.strides[k][r];
   auto body = [&](std::int64_t t0, std::int64_t t1) {
     std::vector<char> buffer(stage_bytes > 0 ? static_cast<std::size_t>(stage_bytes) + 64 : 0);
     char* stage = buffer.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer.data()) % 64) % 64;
@@ -168,13 +181,19 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
       for (std::int64_t j = 0; j < len_q; ++j) {
         std::array<char*, K> run;
         for (int k = 0; k < K; ++k)
-          run[k] = staged[k] ? stage + offset[k] + j * ld[k] : corner[k] + j * loop.strides[k][q];
+          run[k] = staged[k] || (k == 0 && stream_out) ? stage + offset[k] + j * ld[k] : corner[k] + j * loop.strides[k][q];
         inner(run, step, len_r);
+      }
+      if (stream_out) {
+        for (std::int64_t j = 0; j < len_q; ++j)
+          simd::stream_copy(corner[0] + j * loop.strides[0][q], stage + offset[0] + j * ld[0],
+                            static_cast<std::size_t>(len_r * element_size[0]));
       }
       if (staged[0])
         simd::transpose_tile(static_cast<std::size_t>(element_size[0]), corner[0], loop.strides[0][r],
                              stage + offset[0], ld[0], len_q, len_r);
     }
+    if (stream_out) simd::stream_fence();  // the streamed lines are visible before the task ends
   };
   const std::int64_t tasks = outer * tiles_r * tiles_q;
   const std::int64_t grain = std::max<std::int64_t>(1, kElementGrain / (side_r * side_q));

@@ -3,6 +3,7 @@
 #define HWY_TARGET_INCLUDE "cpu/simd.cpp"
 #include <hwy/foreach_target.h>  // must come before highway.h
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 #include <hwy/cache_control.h>
 #include <hwy/highway.h>
@@ -369,6 +370,17 @@ bool UnaryTileF64(UnaryOp op, TileOperand<double> in, double* out, int64_t so, i
   return UnaryTile(op, in, out, so, rows, cols, stream);
 }
 
+void StreamCopy(char* dst, const char* src, size_t bytes) {
+  const hn::ScalableTag<uint8_t> d;
+  const size_t N = hn::Lanes(d);
+  const size_t head = std::min(bytes, (N - reinterpret_cast<std::uintptr_t>(dst) % N) % N);
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + N <= bytes; i += N)
+    hn::Stream(hn::LoadU(d, reinterpret_cast<const uint8_t*>(src) + i), d, reinterpret_cast<uint8_t*>(dst) + i);
+  std::memcpy(dst + i, src + i, bytes - i);
+}
+
 // Sums in double with eight accumulators (the add latency times the adds per cycle); the
 // lane layout is fixed per target. F32 is blocked: each float lane adds kDepth values, then
 // the partials are widened into the double accumulators, so the float->double conversion is
@@ -549,6 +561,7 @@ HWY_EXPORT(BinaryTileF32);
 HWY_EXPORT(BinaryTileF64);
 HWY_EXPORT(UnaryTileF32);
 HWY_EXPORT(UnaryTileF64);
+HWY_EXPORT(StreamCopy);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
 HWY_EXPORT(AllFiniteF32);
@@ -605,6 +618,8 @@ bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_
                     std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols, stream);
 }
+void stream_copy(char* dst, const char* src, std::size_t bytes) { HWY_DYNAMIC_DISPATCH(StreamCopy)(dst, src, bytes); }
+void stream_fence() { hwy::FlushStream(); }
 double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
 bool all_finite_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(x, n); }

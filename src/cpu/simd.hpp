@@ -3,6 +3,7 @@
 // runs the scalar definition from elementwise_functors.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ops/elementwise_catalog.hpp"
@@ -41,6 +42,12 @@ bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t 
                     std::int64_t cols, bool stream);
 bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
                     std::int64_t cols, bool stream);
+
+// dst[0, bytes) = src[0, bytes) with non-temporal stores from the first address of dst aligned
+// to the vector on (memcpy for the head and tail): a large result written once and not read
+// soon. The writer calls stream_fence() before the data is read elsewhere.
+void stream_copy(char* dst, const char* src, std::size_t bytes);
+void stream_fence();
 
 // Sums in double for accuracy; the blocking is fixed so results are deterministic.
 double sum_f32(const float* x, std::int64_t n);
