@@ -19,7 +19,7 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
   using C = compute_t<T>;
   using R = decltype(fn::binary<Op>(C{}, C{}));
   using Out = std::conditional_t<std::is_same_v<R, bool>, bool, T>;
-  auto inner = [](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
+  auto inner = [](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n, bool stream = false) {
     constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       // Short runs skip the dispatch: the SIMD ops here round exactly like the scalar loop.
@@ -28,11 +28,11 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
         if constexpr (std::is_same_v<T, float>)
           done = simd::binary_f32(Op, reinterpret_cast<const float*>(p[1]), s[1] / kT,
                                   reinterpret_cast<const float*>(p[2]), s[2] / kT,
-                                  reinterpret_cast<float*>(p[0]), n);
+                                  reinterpret_cast<float*>(p[0]), n, stream);
         else
           done = simd::binary_f64(Op, reinterpret_cast<const double*>(p[1]), s[1] / kT,
                                   reinterpret_cast<const double*>(p[2]), s[2] / kT,
-                                  reinterpret_cast<double*>(p[0]), n);
+                                  reinterpret_cast<double*>(p[0]), n, stream);
         if (done) return;
       }
     }
@@ -42,6 +42,7 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
                                 s[2] / kT, reinterpret_cast<T*>(p[0]), n))
         return;
     }
+    (void)stream;
     if constexpr (!is_half_v<T>) {
       if (typed_contiguous_run<Out, T, T>(p, s, n, [](T x, T y) { return fn::binary<Op>(x, y); })) return;
     }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdlib>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,6 +46,7 @@ inline constexpr std::int64_t kMinCrossing = 16;  // a shorter crossing axis is 
 // results of 64-256 MiB 1.4-6x faster). docs/ops.md.
 inline constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;
 inline constexpr std::int64_t kStreamStagedBytes = std::int64_t{64} << 20;
+
 
 // The loop dim (> 0) along which some operand has its unit stride while dim 0 (the output's
 // fastest) is strided for it; 0 when every operand is happiest along dim 0.
@@ -230,10 +232,15 @@ void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, In
     // Fast path: one flat run per chunk, no loop set-up.
     std::array<std::int64_t, K> strides;
     for (int k = 0; k < K; ++k) strides[k] = static_cast<std::int64_t>(size_of(ops[k]->dtype()));
+    // A kernel that takes a fourth argument may stream a large result (simd::binary_f32).
+    const bool stream = count * strides[0] >= simd::kStreamFlatBytes;
     auto flat = [&](std::int64_t b, std::int64_t e) {
       std::array<char*, K> p = base;
       for (int k = 0; k < K; ++k) p[k] += b * strides[k];
-      inner(p, strides, e - b);
+      if constexpr (std::is_invocable_v<Inner&, std::array<char*, K>, std::array<std::int64_t, K>, std::int64_t, bool>)
+        inner(p, strides, e - b, stream);
+      else
+        inner(p, strides, e - b);
     };
     if (count <= kElementGrain) flat(0, count);
     else engine.parallel_for(count, kElementGrain, flat);

@@ -130,8 +130,9 @@ void run_vector_program(const simd::VectorProgram& p, std::span<const Tensor> in
     strides.push_back(scalar[j] ? 0 : 1);
   }
   T* dst = static_cast<T*>(const_cast<void*>(out.element_ptr())) + lo;
-  if constexpr (std::is_same_v<T, float>) simd::run_program_f32(p, ptrs.data(), strides.data(), dst, n);
-  else simd::run_program_f64(p, ptrs.data(), strides.data(), dst, n);
+  const bool stream = out.numel() * static_cast<std::int64_t>(sizeof(T)) >= simd::kStreamFlatBytes;
+  if constexpr (std::is_same_v<T, float>) simd::run_program_f32(p, ptrs.data(), strides.data(), dst, n, stream);
+  else simd::run_program_f64(p, ptrs.data(), strides.data(), dst, n, stream);
 }
 
 void run_flat(const backend::FusedProgram& k, const CpuFusedPlan& plan, std::span<const Tensor> inputs,
@@ -146,7 +147,10 @@ void run_flat(const backend::FusedProgram& k, const CpuFusedPlan& plan, std::spa
                                                        4 * static_cast<std::int64_t>(engine.threads()));
     auto range = [&](std::int64_t c0, std::int64_t c1) {
       for (std::int64_t c = c0; c < c1; ++c) {
-        const std::int64_t lo = c * total / chunks, hi = (c + 1) * total / chunks;
+        // Ranges end on 64-element boundaries: each range of an aligned result starts aligned,
+        // as streamed stores need.
+        const auto edge = [&](std::int64_t j) { return j == chunks ? total : (j * total / chunks) & ~std::int64_t{63}; };
+        const std::int64_t lo = edge(c), hi = edge(c + 1);
         if (k.dtype == DType::F32) run_vector_program<float>(*program, inputs, scalar, out, lo, hi - lo);
         else run_vector_program<double>(*program, inputs, scalar, out, lo, hi - lo);
       }

@@ -10,13 +10,22 @@
 
 namespace tensora::simd {
 
-// out[i] = a[i * sa] op b[i * sb] with sa, sb in {0, 1} (0: a broadcast scalar).
+// Flat results (every operand in one layout) of at least this many bytes are written with
+// non-temporal stores where the kernel can: smaller results may still be read from the
+// last-level cache by the next op. Measured on a 32 MiB L3 (docs/ops.md, "Streaming stores"):
+// a 4 MiB F32 neg streamed took 1.5x as long, results of 12-64 MiB 0.6-0.8x.
+inline constexpr std::int64_t kStreamFlatBytes = std::int64_t{16} << 20;
+
+// out[i] = a[i * sa] op b[i * sb] with sa, sb in {0, 1} (0: a broadcast scalar). `stream`: the
+// run belongs to a result too large to stay in the caches (elementwise_loop.hpp,
+// streams_result), so an aligned `out` is written with non-temporal stores; the values are the
+// same either way.
 bool binary_f32(BinaryOp op, const float* a, std::int64_t sa, const float* b, std::int64_t sb,
-                float* out, std::int64_t n);
+                float* out, std::int64_t n, bool stream = false);
 bool binary_f64(BinaryOp op, const double* a, std::int64_t sa, const double* b, std::int64_t sb,
-                double* out, std::int64_t n);
-bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n);
-bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n);
+                double* out, std::int64_t n, bool stream = false);
+bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n, bool stream = false);
+bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n, bool stream = false);
 
 // One operand of a transposing tile: element (i, j) is p[i + j * stride] when Straight
 // (contiguous along i, the output's axis), p[i * stride + j] when Crossed, p[0] when Scalar.

@@ -92,9 +92,27 @@ HWY_INLINE void UnaryStep(D d, V* acc, const T* pa, T* spill) {
   }
 }
 
+// Whether a step runs an op with a long vector form: such programs are bound by arithmetic, and
+// their results are stored ordinarily (as the op-by-op kernels do, simd.cpp).
+HWY_INLINE bool HasLongStep(const VectorStep* steps, int count) {
+  for (int k = 0; k < count; ++k) {
+    switch (steps[k].code) {
+#define TENSORA_LONG_CASES(name) \
+  case StepCode::name##Acc:      \
+  case StepCode::name##Mem:      \
+    if (HasSpecialLanes(UnaryOp::name)) return true;  \
+    break;
+      TENSORA_SIMD_UNARY_OPS(TENSORA_LONG_CASES)
+#undef TENSORA_LONG_CASES
+      default: break;
+    }
+  }
+  return false;
+}
+
 template <class T>
 HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inputs, const int64_t* strides,
-                        int num_inputs, int result, T* out, int64_t n) {
+                        int num_inputs, int result, T* out, int64_t n, bool stream) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   const size_t N = hn::Lanes(d);
@@ -114,13 +132,16 @@ HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inpu
   // the output, which is written) are requested kAhead elements early.
   constexpr int64_t kAhead = 1024;
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
+  // Full chunks of a streamed result are stored straight from the accumulator, past the caches.
+  stream = stream && reinterpret_cast<std::uintptr_t>(out) % (N * sizeof(T)) == 0 && !HasLongStep(steps, count);
   for (int64_t i = 0; i < n; i += chunk) {
     const int64_t len = std::min(chunk, n - i);
     if (i + kAhead + chunk <= n) {
       for (int r = 0; r < num_inputs; ++r)
         if (strides[r] != 0)
           for (int64_t j = 0; j < chunk; j += kLine) hwy::Prefetch(inputs[r] + i + kAhead + j);
-      for (int64_t j = 0; j < chunk; j += kLine) __builtin_prefetch(out + i + kAhead + j, 1, 3);
+      if (!stream)
+        for (int64_t j = 0; j < chunk; j += kLine) __builtin_prefetch(out + i + kAhead + j, 1, 3);
     }
     for (int r = 0; r < num_inputs; ++r) {
       if (strides[r] == 0) continue;
@@ -153,20 +174,24 @@ HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inpu
       }
       if (s.save >= 0) {
         T* const dst = s.save == result ? result_memory : memory[s.save];
-        Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { hn::StoreU(acc[j], d, dst + j * N); });
+        if (stream && dst == out + i)
+          Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { hn::Stream(acc[j], d, dst + j * N); });
+        else
+          Unrolled([&](auto j) TENSORA_ALWAYS_INLINE { hn::StoreU(acc[j], d, dst + j * N); });
       }
     }
     if (len < chunk) std::copy_n(memory[result], len, out + i);
   }
+  if (stream) hwy::FlushStream();  // the streamed lines are visible before the range is done
 }
 
 void ProgramF32(const VectorStep* steps, int count, const float* const* inputs, const int64_t* strides,
-                int num_inputs, int result, float* out, int64_t n) {
-  Program(steps, count, inputs, strides, num_inputs, result, out, n);
+                int num_inputs, int result, float* out, int64_t n, bool stream) {
+  Program(steps, count, inputs, strides, num_inputs, result, out, n, stream);
 }
 void ProgramF64(const VectorStep* steps, int count, const double* const* inputs, const int64_t* strides,
-                int num_inputs, int result, double* out, int64_t n) {
-  Program(steps, count, inputs, strides, num_inputs, result, out, n);
+                int num_inputs, int result, double* out, int64_t n, bool stream) {
+  Program(steps, count, inputs, strides, num_inputs, result, out, n, stream);
 }
 
 }  // namespace tensora::simd::HWY_NAMESPACE
@@ -237,14 +262,14 @@ std::optional<VectorProgram> compile_program(std::span<const VectorOp> ops, int 
 }
 
 void run_program_f32(const VectorProgram& p, const float* const* inputs, const std::int64_t* strides, float* out,
-                     std::int64_t n) {
+                     std::int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(ProgramF32)
-  (p.steps.data(), static_cast<int>(p.steps.size()), inputs, strides, p.num_inputs, p.result, out, n);
+  (p.steps.data(), static_cast<int>(p.steps.size()), inputs, strides, p.num_inputs, p.result, out, n, stream);
 }
 void run_program_f64(const VectorProgram& p, const double* const* inputs, const std::int64_t* strides, double* out,
-                     std::int64_t n) {
+                     std::int64_t n, bool stream) {
   HWY_DYNAMIC_DISPATCH(ProgramF64)
-  (p.steps.data(), static_cast<int>(p.steps.size()), inputs, strides, p.num_inputs, p.result, out, n);
+  (p.steps.data(), static_cast<int>(p.steps.size()), inputs, strides, p.num_inputs, p.result, out, n, stream);
 }
 
 }  // namespace tensora::simd

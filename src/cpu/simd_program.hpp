@@ -57,10 +57,11 @@ struct VectorProgram {
 std::optional<VectorProgram> compile_program(std::span<const VectorOp> ops, int num_inputs, int result);
 
 // Runs `program` over n elements: inputs[r] with stride strides[r] (1: a run of n elements; 0:
-// one value for all); the result is stored to out.
+// one value for all); the result is stored to out, with non-temporal stores when `stream` (a
+// result of at least kStreamFlatBytes, simd.hpp) and out is aligned to the vector.
 void run_program_f32(const VectorProgram& program, const float* const* inputs, const std::int64_t* strides, float* out,
-                     std::int64_t n);
+                     std::int64_t n, bool stream);
 void run_program_f64(const VectorProgram& program, const double* const* inputs, const std::int64_t* strides, double* out,
-                     std::int64_t n);
+                     std::int64_t n, bool stream);
 
 }  // namespace tensora::simd

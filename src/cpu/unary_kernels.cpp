@@ -20,18 +20,19 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
   using R = decltype(fn::unary<Op>(C{}));
   // bool for predicates, the real type for abs/real/imag of complex, else the input's type.
   using Out = std::conditional_t<std::is_same_v<R, bool>, bool, std::conditional_t<std::is_same_v<R, C>, T, R>>;
-  auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+  auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n, bool stream = false) {
     constexpr auto kT = static_cast<std::int64_t>(sizeof(T));
     if constexpr (std::is_same_v<T, float> && std::is_same_v<Out, float>) {
       if (s[0] == kT && s[1] == kT &&
-          simd::unary_f32(Op, reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n))
+          simd::unary_f32(Op, reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n, stream))
         return;
     }
     if constexpr (std::is_same_v<T, double> && std::is_same_v<Out, double>) {
       if (s[0] == kT && s[1] == kT &&
-          simd::unary_f64(Op, reinterpret_cast<const double*>(p[1]), reinterpret_cast<double*>(p[0]), n))
+          simd::unary_f64(Op, reinterpret_cast<const double*>(p[1]), reinterpret_cast<double*>(p[0]), n, stream))
         return;
     }
+    (void)stream;
     if constexpr (is_half_v<T> && std::is_same_v<Out, T>) {
       if (s[0] == kT && s[1] == kT &&
           simd::half_unary_run(Op, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n))
