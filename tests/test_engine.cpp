@@ -33,12 +33,7 @@ const Device kCpu = Device::cpu();
 // 3 * 65536 + 17: four chunks of the kernels' fixed grain, the last one short.
 constexpr std::int64_t kN = 3 * 65536 + 17;
 
-// The bytes of every element in column-major order, for bitwise comparison.
-std::vector<unsigned char> bytes_of(const Tensor& t) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * tensora::size_of(t.dtype()));
-  t.copy_to_buffer(out.data(), tensora::Layout::ColMajor);
-  return out;
-}
+using tensora_test::bytes_of;
 
 Tensor mixed(DType d, std::uint64_t seed, std::int64_t n = kN) { return tensora_test::mixed_values(d, seed, n); }
 

@@ -23,11 +23,7 @@ using ta::CpuEngine;
 using ta::DType;
 using ta::Tensor;
 
-std::vector<unsigned char> bytes_of(const Tensor& t) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * ta::size_of(t.dtype()));
-  t.copy_to_buffer(out.data(), ta::Layout::ColMajor);
-  return out;
-}
+using tensora_test::bytes_of;
 
 // The smallest streamed length plus an odd tail.
 std::int64_t streamed_length(DType d) {
@@ -50,12 +46,7 @@ void expect_same_as_pieces(const Tensor& x, const Tensor& y, F f, const std::str
   }
 }
 
-std::vector<CpuEngine> engines() {
-  std::vector<CpuEngine> out;
-  out.push_back(CpuEngine::serial());
-  out.push_back(CpuEngine::parallel(3));
-  return out;
-}
+std::vector<CpuEngine> engines() { return tensora_test::serial_and_three_threads(); }
 
 TEST(StreamedResults, FlatOpsEqualTheirUnstreamedPieces) {
   for (const std::int64_t target : tensora_test::x86_targets()) {

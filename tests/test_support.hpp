@@ -106,6 +106,21 @@ inline tensora::Tensor mixed_values(tensora::DType d, std::uint64_t seed, std::i
   return tensora::Tensor::from_vec_col_major({n}, v).cast(d, e);
 }
 
+// The bytes of every element in column-major order, for bitwise comparison.
+inline std::vector<unsigned char> bytes_of(const tensora::Tensor& t) {
+  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * tensora::size_of(t.dtype()));
+  if (!out.empty()) t.copy_to_buffer(out.data(), tensora::Layout::ColMajor);
+  return out;
+}
+
+// A serial engine and one of 3 threads (an odd count, so work splits unevenly).
+inline std::vector<tensora::CpuEngine> serial_and_three_threads() {
+  std::vector<tensora::CpuEngine> out;
+  out.push_back(tensora::CpuEngine::serial());
+  out.push_back(tensora::CpuEngine::parallel(3));
+  return out;
+}
+
 // Runs `f`, which must throw tensora::Error, and returns the error (a test failure otherwise).
 template <class F>
 tensora::Error expect_error(F&& f) {

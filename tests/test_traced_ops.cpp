@@ -664,11 +664,7 @@ ta::Tensor make_value(const In& in, std::uint64_t seed, ta::Engine& e, ta::Devic
 
 // ---- comparing -------------------------------------------------------------------------------
 
-std::vector<unsigned char> bytes_of(const ta::Tensor& t) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * ta::size_of(t.dtype()));
-  if (!out.empty()) t.copy_to_buffer(out.data(), ta::Layout::ColMajor);
-  return out;
-}
+using tensora_test::bytes_of;
 
 // A float component (F16/BF16/F32/F64, or a part of a complex) that is NaN.
 bool is_nan_component(DType d, const unsigned char* p) {

@@ -23,11 +23,7 @@ using tensora::CpuEngine;
 using tensora::DType;
 using tensora::Tensor;
 
-std::vector<unsigned char> bytes_of(const Tensor& t) {
-  std::vector<unsigned char> out(static_cast<std::size_t>(t.numel()) * tensora::size_of(t.dtype()));
-  t.copy_to_buffer(out.data(), tensora::Layout::ColMajor);
-  return out;
-}
+using tensora_test::bytes_of;
 
 // Values with signs, fractions, NaN and signed zeros (test_support.hpp).
 Tensor values(DType d, std::uint64_t seed, std::int64_t n) { return tensora_test::mixed_values(d, seed, n); }
@@ -45,12 +41,7 @@ const std::vector<Layout> kLayouts = {
     {"inner pair swapped 97x101x7", {97, 101, 7}, {1, 0, 2}},
 };
 
-std::vector<CpuEngine> engines() {
-  std::vector<CpuEngine> out;
-  out.push_back(CpuEngine::serial());
-  out.push_back(CpuEngine::parallel(3));
-  return out;
-}
+std::vector<CpuEngine> engines() { return tensora_test::serial_and_three_threads(); }
 
 void expect_same(const Tensor& want, const Tensor& got, const std::string& label) {
   SCOPED_TRACE(label);
