@@ -86,6 +86,25 @@ TEST(StreamedResults, UnalignedAndInPlaceDestinationsHoldTheSameValues) {
   EXPECT_TRUE(bytes_of(inplace) == bytes_of(shifted));
 }
 
+// Transposed operands into a transposed destination coalesce to one run per chunk, which
+// streams like a flat pass; pieces of whole columns of the base are below the threshold.
+TEST(StreamedResults, OperandsSharingATransposedLayoutEqualTheirUnstreamedPieces) {
+  for (CpuEngine& e : engines()) {
+    const ta::Shape base{2053, 2048};  // 16.8 MB of F32
+    const std::int64_t n = ta::numel(base);
+    const Tensor a = tensora_test::mixed_values(DType::F32, 36, n).reshape(base);
+    const Tensor b = tensora_test::mixed_values(DType::F32, 37, n).reshape(base);
+    const Tensor dest = Tensor::zeros(base, ta::TensorOptions(ta::Device::cpu(), DType::F32)).transpose();
+    a.transpose().sub_into(b.transpose(), e, dest);
+    const Tensor got = dest.transpose();
+    for (std::int64_t lo = 0; lo < base[1]; lo += 512) {
+      const Tensor want = a.slice(1, lo, lo + 512).sub(b.slice(1, lo, lo + 512), e);
+      EXPECT_TRUE(bytes_of(got.slice(1, lo, lo + 512)) == bytes_of(want))
+          << "columns " << lo << ".. threads " << e.threads();
+    }
+  }
+}
+
 // The traced division chain of docs/BENCHMARKS.md as one vector program; its result streamed.
 TEST(StreamedResults, FusedProgramsEqualTheDirectOpsOnUnstreamedPieces) {
   for (const std::int64_t target : tensora_test::x86_targets()) {

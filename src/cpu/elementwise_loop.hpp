@@ -218,6 +218,17 @@ bool typed_contiguous_run(const std::array<char*, sizeof...(In) + 1>& p,
   return true;
 }
 
+// Calls inner on one run, telling a kernel that takes a fourth argument whether the run belongs
+// to a result large enough to stream (simd::kStreamFlatBytes; simd::binary_f32 and friends).
+template <int K, class Inner>
+void run_flat_run(Inner& inner, const std::array<char*, K>& p, const std::array<std::int64_t, K>& s, std::int64_t n,
+                  bool stream) {
+  if constexpr (std::is_invocable_v<Inner&, std::array<char*, K>, std::array<std::int64_t, K>, std::int64_t, bool>)
+    inner(p, s, n, stream);
+  else
+    inner(p, s, n);
+}
+
 // inner(ptrs, byte_strides, n) handles one run of n elements; tile_kernel(parts, rows, cols),
 // where given, a whole transposing tile (false: it does not take this op).
 template <int K, class Inner, class TileKernel = NoTileKernel>
@@ -232,15 +243,11 @@ void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, In
     // Fast path: one flat run per chunk, no loop set-up.
     std::array<std::int64_t, K> strides;
     for (int k = 0; k < K; ++k) strides[k] = static_cast<std::int64_t>(size_of(ops[k]->dtype()));
-    // A kernel that takes a fourth argument may stream a large result (simd::binary_f32).
     const bool stream = count * strides[0] >= simd::kStreamFlatBytes;
     auto flat = [&](std::int64_t b, std::int64_t e) {
       std::array<char*, K> p = base;
       for (int k = 0; k < K; ++k) p[k] += b * strides[k];
-      if constexpr (std::is_invocable_v<Inner&, std::array<char*, K>, std::array<std::int64_t, K>, std::int64_t, bool>)
-        inner(p, strides, e - b, stream);
-      else
-        inner(p, strides, e - b);
+      run_flat_run<K>(inner, p, strides, e - b, stream);
     };
     if (count <= kElementGrain) flat(0, count);
     else engine.parallel_for(count, kElementGrain, flat);
@@ -258,7 +265,13 @@ void run_elementwise(Engine& engine, const std::array<const Tensor*, K>& ops, In
     if (const std::size_t cross = crossing_dim<K>(loop, element_size); cross != 0)
       return run_tiled<K>(engine, loop, cross, element_size, inner, tile_kernel);
   }
-  auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, inner, b, e); };
+  // Operands that share one layout other than column-major (transposed views into a transposed
+  // destination) coalesce to a single run per chunk, which streams as the flat pass does.
+  const bool stream = loop.shape.size() == 1 && count * element_size[0] >= simd::kStreamFlatBytes;
+  auto run = [&](const std::array<char*, K>& p, const std::array<std::int64_t, K>& s, std::int64_t n) {
+    run_flat_run<K>(inner, p, s, n, stream);
+  };
+  auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, run, b, e); };
   if (count <= kElementGrain) range(0, count);
   else engine.parallel_for(count, kElementGrain, range);
 }
