@@ -124,7 +124,7 @@ TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
 // in the caches.
 TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
-  for (const std::int64_t target : tensora_test::x86_targets()) {
+  for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
     const tensora_test::TargetMock mock(target);
     for (CpuEngine& e : engines()) {
       if (e.threads() > 1 && target != tensora_test::x86_targets().front()) continue;  // threads: best target
