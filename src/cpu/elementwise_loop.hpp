@@ -47,7 +47,6 @@ inline constexpr std::int64_t kMinCrossing = 16;  // a shorter crossing axis is 
 inline constexpr std::int64_t kStreamBytes = std::int64_t{8} << 20;
 inline constexpr std::int64_t kStreamStagedBytes = std::int64_t{64} << 20;
 
-
 // The loop dim (> 0) along which some operand has its unit stride while dim 0 (the output's
 // fastest) is strided for it; 0 when every operand is happiest along dim 0.
 template <int K>

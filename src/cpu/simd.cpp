@@ -63,16 +63,9 @@ HWY_INLINE void BinaryLoop(const T* a, int64_t sa, const T* b, int64_t sb, T* ou
   if constexpr (Stream) hwy::FlushStream();  // the streamed lines are visible before the run is done
 }
 
-// Whether a run's output may be streamed: asked for, and aligned to the vector.
-template <class T>
-HWY_INLINE bool StreamsTo(bool stream, const T* out) {
-  const hn::ScalableTag<T> d;
-  return stream && reinterpret_cast<std::uintptr_t>(out) % (hn::Lanes(d) * sizeof(T)) == 0;
-}
-
 template <class T>
 HWY_INLINE bool Binary(BinaryOp op, const T* a, int64_t sa, const T* b, int64_t sb, T* out, int64_t n, bool stream) {
-  stream = StreamsTo(stream, out);
+  stream = stream && VectorAligned(hn::ScalableTag<T>(), out);  // streamed stores need it
   switch (op) {
 #define TENSORA_BINARY_CASE(name)                                      \
   case BinaryOp::name:                                                 \
@@ -119,7 +112,7 @@ HWY_INLINE void UnaryLoop(const T* in, T* out, int64_t n) {  // in == out for in
 // streamed, a 16M F32 tanh took 4-9% longer and exp gained nothing, so they store ordinarily.
 template <class T>
 HWY_INLINE bool Unary(UnaryOp op, const T* in, T* out, int64_t n, bool stream) {
-  stream = StreamsTo(stream, out);
+  stream = stream && VectorAligned(hn::ScalableTag<T>(), out);  // streamed stores need it
   switch (op) {
 #define TENSORA_UNARY_CASE(name)                                                        \
   case UnaryOp::name:                                                                   \
@@ -321,9 +314,7 @@ HWY_INLINE void WideTileLoop(T* out, int64_t so, int64_t rows, int64_t cols, con
   const WideTag<T> d;
   constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
   using V = hn::Vec<WideTag<T>>;
-  constexpr auto kVectorBytes = static_cast<std::uintptr_t>(N) * sizeof(T);
-  stream = stream && reinterpret_cast<std::uintptr_t>(out) % kVectorBytes == 0 &&
-           static_cast<std::uintptr_t>(so) * sizeof(T) % kVectorBytes == 0;
+  stream = stream && VectorAligned(d, out) && so % N == 0;  // every column starts aligned
   const int64_t whole_rows = rows / N * N, whole_cols = cols / N * N;
   for (int64_t j0 = 0; j0 < whole_cols; j0 += N)
     for (int64_t i0 = 0; i0 < whole_rows; i0 += N) {

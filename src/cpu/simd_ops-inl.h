@@ -8,6 +8,8 @@
 #define TENSORA_CPU_SIMD_OPS_INL_H_
 #endif
 
+#include <cstdint>
+
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
@@ -17,6 +19,12 @@
 HWY_BEFORE_NAMESPACE();
 namespace tensora::simd::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// Whether p is aligned to one whole vector of d, as non-temporal stores (hn::Stream) need.
+template <class D, class T>
+HWY_INLINE bool VectorAligned(D d, const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % (hn::Lanes(d) * sizeof(T)) == 0;
+}
 
 // IEEE 754-2019 maximum / minimum of non-NaN lanes: equal lanes combine bitwise, so that
 // max(-0, +0) = +0 (AND of the sign bits) and min(-0, +0) = -0 (OR), in either order.

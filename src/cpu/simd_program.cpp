@@ -133,7 +133,7 @@ HWY_INLINE void Program(const VectorStep* steps, int count, const T* const* inpu
   constexpr int64_t kAhead = 1024;
   constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
   // Full chunks of a streamed result are stored straight from the accumulator, past the caches.
-  stream = stream && reinterpret_cast<std::uintptr_t>(out) % (N * sizeof(T)) == 0 && !HasLongStep(steps, count);
+  stream = stream && VectorAligned(d, out) && !HasLongStep(steps, count);
   for (int64_t i = 0; i < n; i += chunk) {
     const int64_t len = std::min(chunk, n - i);
     if (i + kAhead + chunk <= n) {
