@@ -30,10 +30,12 @@ def numpy_ms(dt, op):
     t = DTYPES[dt]
     make = lambda: (rng.uniform(-1, 1, N * N).astype(t).reshape(N, N))
     a, b, c = make(), make(), make()
-    aT, bT, cF = a.T, b.T, np.asfortranarray(c)  # aT: the transposed view of tensora's rows
+    # aT: the transposed view of tensora's rows (F-ordered here); c, C-ordered, is laid out the
+    # other way, as tensora's column-major operand is against its transposed one.
+    aT, bT = a.T, b.T
     fn = {
         "add": lambda: aT + bT,
-        "add1": lambda: aT + cF,
+        "add1": lambda: aT + c,
         "neg": lambda: -aT,
         "cast": lambda: aT.astype(CAST_TO[dt]),
     }[op]
