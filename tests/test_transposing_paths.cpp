@@ -117,11 +117,13 @@ TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
       }
 }
 
-// The tile kernels' wide blocks (N x N, N = the target's F32 or F64 lanes) on every x86 target
-// Highway built: results of 8 MiB and more are written with non-temporal stores when their
-// columns are aligned (kStreamBytes in elementwise_loop.hpp): 1200 rows are (4800 and 9600
-// bytes a column), 1201 are not; 1799 columns leave a partial strip of blocks; 233 x 301 stays
-// in the caches.
+// The tile kernels' wide blocks (N x N, N = the target's F32 or F64 lanes; the casts between
+// the two convert as they load) on every x86 target Highway built: results of 8 MiB and more
+// are written with non-temporal stores when their columns are aligned (kStreamBytes in
+// elementwise_loop.hpp): 1200 rows are (4800 and 9600 bytes a column), 1201 are not; 1799
+// columns leave a partial strip of blocks; 233 x 301 stays in the caches. With a column-major
+// input beside the transposed one, tiles are 2 KiB of rows tall, so 1200 rows span several
+// tiles with a partial one at the end.
 TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
   for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
@@ -138,8 +140,11 @@ TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
           expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
           const Tensor c = values(d, 13, n).reshape(at.shape());
           expect_same(at.contiguous().mul(c, e), at.mul(c, e), "mul, one transposed, " + label);
+          expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
           expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
           expect_same(a.exp(e).transpose(), at.exp(e), "exp " + label);
+          const DType other = d == DType::F32 ? DType::F64 : DType::F32;  // converted in the tile kernel
+          expect_same(a.cast(other, e).transpose(), at.cast(other, e), "cast " + label);
         }
     }
   }

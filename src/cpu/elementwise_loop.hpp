@@ -107,17 +107,21 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
     staged_along_0 += unit(k, cross) && !unit(k, 0);
     staged_along_cross += unit(k, 0) && !unit(k, cross);
   }
+  bool straight_input = false;
+  for (int k = 1; k < K; ++k) straight_input = straight_input || parts[k].mode == simd::TileMode::Straight;
   // r: the axis of the runs (or the tile kernel's rows), q: the other one.
   const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
   const std::size_t q = r == 0 ? cross : 0;
-  // A tile's elements along each axis. Tile kernels: 128 bytes of the output's columns along r
-  // (two AVX-512 blocks of F32 rows) and 4 KiB of the crossed rows along q (32 x 1024 in F32):
-  // the kernel reads each crossed row as one stream and writes each output column piece as
-  // whole cache lines; taller tiles, with more crossed rows in flight at once, measured slower
-  // (docs/BENCHMARKS.md, "Transposed inputs"). Staged tiles: 512 bytes both ways, whose
-  // buffers are then 64 KiB at most.
+  // A tile's elements along each axis. Tile kernels: 4 KiB of the crossed rows along q, and
+  // along r 128 bytes of the output's columns (two AVX-512 blocks of F32 rows: 32 x 1024 in F32)
+  // when only the output runs along r, 2 KiB when an input does too (512 x 1024). Each crossed
+  // row is then read as one stream; the output's short column pieces are written as whole
+  // lines, but a straight input read in pieces that short is a stream per column, too many for
+  // the prefetchers (F32 one-transposed-operand add 26-30 -> 15-17 ms; taller tiles with only
+  // crossed inputs measured slower: docs/BENCHMARKS.md, "Transposed inputs"). Staged tiles:
+  // 512 bytes both ways, whose buffers are then 64 KiB at most.
   const std::int64_t w = widest<K>(element_size);
-  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>(128 / w, 16, 32)
+  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((straight_input ? 2048 : 128) / w, 16, 512)
                                         : std::clamp<std::int64_t>(512 / w, 32, 128);
   const std::int64_t side_q = by_kernel ? 4096 / w : side_r;
   // A result this large is not kept in the caches for the next op: tile kernels may store it

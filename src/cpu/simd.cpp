@@ -284,6 +284,59 @@ struct UnaryColumns {
   UnaryColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(in, i0, j0)}; }
 };
 
+// Lanes(d) elements of U at p as T: widened exactly, or narrowed with the rounding of
+// static_cast (two half-width conversions joined), as cast_value converts F32 <-> F64.
+template <class T, class U, class D>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const U* p) {
+  if constexpr (std::is_same_v<T, U>) {
+    return hn::LoadU(d, p);
+  } else if constexpr (sizeof(U) < sizeof(T)) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<U, D>(), p));
+  } else {
+    const hn::Half<D> dh;
+    const hn::Rebind<U, decltype(dh)> du;
+    return hn::Combine(d, hn::DemoteTo(dh, hn::LoadU(du, p + hn::Lanes(dh))), hn::DemoteTo(dh, hn::LoadU(du, p)));
+  }
+}
+
+// A cast's columns: the input's N-element rows or columns converted to T as they are loaded,
+// then transposed like any T block. The edge blocks convert one element at a time.
+template <class U, class T>
+struct CastColumns {
+  TileOperand<U> in;
+  HWY_INLINE void Prefetch(int64_t i, int64_t j) const { PrefetchRow(in, i, j); }
+  HWY_INLINE T At(int64_t i, int64_t j) const {
+    switch (in.mode) {
+      case TileMode::Straight: return static_cast<T>(in.p[i + j * in.stride]);
+      case TileMode::Crossed: return static_cast<T>(in.p[i * in.stride + j]);
+      case TileMode::Scalar: break;
+    }
+    return static_cast<T>(in.p[0]);
+  }
+  template <class V>
+  HWY_INLINE void operator()(int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) const {
+    constexpr int64_t L = kBlockLanes<T>;
+    HWY_ALIGN T buffer[L * L];
+    for (int64_t j = 0; j < L; ++j)
+      for (int64_t i = 0; i < L; ++i) buffer[j * L + i] = i < ni && j < nj ? At(i0 + i, j0 + j) : T(0);
+    for (int64_t j = 0; j < L; ++j) v[j] = hn::Load(BlockTag<T>(), buffer + j * L);
+  }
+  template <class V>
+  HWY_INLINE void Wide(int64_t i0, int64_t j0, V* v) const {
+    const WideTag<T> d;
+    constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
+    if (in.mode == TileMode::Scalar) {
+      for (int64_t j = 0; j < N; ++j) v[j] = hn::Set(d, static_cast<T>(in.p[0]));
+    } else if (in.mode == TileMode::Crossed) {
+      for (int64_t i = 0; i < N; ++i) v[i] = LoadAs<T>(d, in.p + (i0 + i) * in.stride + j0);
+      TransposeWide<T>(v);
+    } else {
+      for (int64_t j = 0; j < N; ++j) v[j] = LoadAs<T>(d, in.p + i0 + (j0 + j) * in.stride);
+    }
+  }
+  CastColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(in, i0, j0)}; }
+};
+
 // Blocks go down the tile in strips of one cache line of columns (64 bytes of a crossed
 // operand's rows, used up at once) and L rows: each output column takes L lanes per step.
 template <class T, class Columns>
@@ -393,6 +446,23 @@ bool UnaryTileF32(UnaryOp op, TileOperand<float> in, float* out, int64_t so, int
 bool UnaryTileF64(UnaryOp op, TileOperand<double> in, double* out, int64_t so, int64_t rows, int64_t cols,
                   bool stream) {
   return UnaryTile(op, in, out, so, rows, cols, stream);
+}
+
+template <class U, class T>
+HWY_INLINE bool CastTile(const TileOperand<U>& in, T* out, int64_t so, int64_t rows, int64_t cols, bool stream) {
+#if HWY_TARGET == HWY_SCALAR
+  (void)in, (void)out, (void)so, (void)rows, (void)cols, (void)stream;
+  return false;
+#else
+  WideTileLoop<T>(out, so, rows, cols, CastColumns<U, T>{in}, stream);
+  return true;
+#endif
+}
+bool CastTileF32ToF64(TileOperand<float> in, double* out, int64_t so, int64_t rows, int64_t cols, bool stream) {
+  return CastTile(in, out, so, rows, cols, stream);
+}
+bool CastTileF64ToF32(TileOperand<double> in, float* out, int64_t so, int64_t rows, int64_t cols, bool stream) {
+  return CastTile(in, out, so, rows, cols, stream);
 }
 
 void StreamCopy(char* dst, const char* src, size_t bytes) {
@@ -586,6 +656,8 @@ HWY_EXPORT(BinaryTileF32);
 HWY_EXPORT(BinaryTileF64);
 HWY_EXPORT(UnaryTileF32);
 HWY_EXPORT(UnaryTileF64);
+HWY_EXPORT(CastTileF32ToF64);
+HWY_EXPORT(CastTileF64ToF32);
 HWY_EXPORT(StreamCopy);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
@@ -642,6 +714,14 @@ bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t 
 bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
                     std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols, stream);
+}
+bool cast_tile(TileOperand<float> in, double* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
+               bool stream) {
+  return HWY_DYNAMIC_DISPATCH(CastTileF32ToF64)(in, out, out_stride, rows, cols, stream);
+}
+bool cast_tile(TileOperand<double> in, float* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
+               bool stream) {
+  return HWY_DYNAMIC_DISPATCH(CastTileF64ToF32)(in, out, out_stride, rows, cols, stream);
 }
 void stream_copy(char* dst, const char* src, std::size_t bytes) { HWY_DYNAMIC_DISPATCH(StreamCopy)(dst, src, bytes); }
 void stream_fence() { hwy::FlushStream(); }

@@ -51,6 +51,11 @@ bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t 
                     std::int64_t cols, bool stream);
 bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
                     std::int64_t cols, bool stream);
+// The same for the casts between F32 and F64 (rounded as cast_value rounds).
+bool cast_tile(TileOperand<float> in, double* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
+               bool stream);
+bool cast_tile(TileOperand<double> in, float* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
+               bool stream);
 
 // dst[0, bytes) = src[0, bytes) with non-temporal stores from the first address of dst aligned
 // to the vector on (memcpy for the head and tail): a large result written once and not read

@@ -85,8 +85,7 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
   if (out.dtype() == in.dtype()) return copy(out, in, engine);
   visit_dtype(out.dtype(), [&]<class To>() {
     visit_dtype(in.dtype(), [&]<class From>() {
-      run_elementwise<2>(engine, {&out, &in},
-                         [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+      auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
         // Half <-> F32 runs in vectors, bitwise the scalar conversions (cpu/half_runs.hpp).
         if constexpr (is_half_v<From> && std::is_same_v<To, float>) {
           if (s[0] == 4 && s[1] == 2 &&
@@ -107,7 +106,18 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
           const To r = cast_value<To>(v);
           std::memcpy(p[0] + i * s[0], &r, sizeof(To));
         }
-      });
+      };
+      // F32 <-> F64 of a transposed input: a tile kernel converts in registers as it transposes.
+      if constexpr ((std::is_same_v<From, float> && std::is_same_v<To, double>) ||
+                    (std::is_same_v<From, double> && std::is_same_v<To, float>)) {
+        auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols, bool stream) {
+          return simd::cast_tile(tile_operand<From>(p[1]), reinterpret_cast<To*>(p[0].p), p[0].stride, rows, cols,
+                                 stream);
+        };
+        run_elementwise<2>(engine, {&out, &in}, inner, tile);
+      } else {
+        run_elementwise<2>(engine, {&out, &in}, inner);
+      }
     });
   });
 }
