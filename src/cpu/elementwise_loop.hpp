@@ -117,9 +117,9 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   // when only the output runs along r, 2 KiB when an input does too (512 x 1024). Each crossed
   // row is then read as one stream; the output's short column pieces are written as whole
   // lines, but a straight input read in pieces that short is a stream per column, too many for
-  // the prefetchers (F32 one-transposed-operand add 26-30 -> 15-17 ms; taller tiles with only
-  // crossed inputs measured slower: docs/BENCHMARKS.md, "Transposed inputs"). Staged tiles:
-  // 512 bytes both ways, whose buffers are then 64 KiB at most.
+  // the prefetchers (4096 x 4096 F32 one-transposed-operand add 36-37 -> 16-17.5 ms; taller
+  // tiles with only crossed inputs measured slower: docs/BENCHMARKS.md, "Transposed inputs").
+  // Staged tiles: 512 bytes both ways, whose buffers are then 64 KiB at most.
   const std::int64_t w = widest<K>(element_size);
   const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((straight_input ? 2048 : 128) / w, 16, 512)
                                         : std::clamp<std::int64_t>(512 / w, 32, 128);

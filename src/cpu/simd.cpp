@@ -135,34 +135,51 @@ bool UnaryF64(UnaryOp op, const double* in, double* out, int64_t n, bool stream)
 // ---- Transposing tiles (simd.hpp): L x L blocks, L = lanes of a 128-bit vector ----------------
 
 #if HWY_TARGET != HWY_SCALAR
-// The block's L columns of one operand (rows i0.., columns j0..). A partial block at a tile's
-// edge goes through a buffer padded with 1, a value every op accepts quietly, so edges take
-// the vector op too and round like the flat kernels' masked tails.
-template <class T>
-HWY_NOINLINE void EdgeColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, T* buffer) {
+// Lanes(d) elements of U at p as T: widened exactly, or narrowed with the rounding of
+// static_cast (two half-width conversions joined), as cast_value converts F32 <-> F64.
+template <class T, class U, class D>
+HWY_INLINE hn::Vec<D> LoadAs(D d, const U* p) {
+  if constexpr (std::is_same_v<T, U>) {
+    return hn::LoadU(d, p);
+  } else if constexpr (sizeof(U) < sizeof(T)) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<U, D>(), p));
+  } else {
+    const hn::Half<D> dh;
+    const hn::Rebind<U, decltype(dh)> du;
+    return hn::Combine(d, hn::DemoteTo(dh, hn::LoadU(du, p + hn::Lanes(dh))), hn::DemoteTo(dh, hn::LoadU(du, p)));
+  }
+}
+
+// The block's L columns of one operand (rows i0.., columns j0..), as T (an operand of another
+// element type is a cast's input). A partial block at a tile's edge goes through a buffer
+// padded with 1, a value every op accepts quietly, so edges take the vector op too and round
+// like the flat kernels' masked tails.
+template <class T, class U>
+HWY_NOINLINE void EdgeColumns(const TileOperand<U>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, T* buffer) {
   constexpr int64_t L = kBlockLanes<T>;
   const bool crossed = x.mode == TileMode::Crossed;
   for (int64_t j = 0; j < L; ++j)
     for (int64_t i = 0; i < L; ++i)
-      buffer[j * L + i] = i < ni && j < nj ? x.p[crossed ? (i0 + i) * x.stride + j0 + j : i0 + i + (j0 + j) * x.stride]
-                                           : T(1);
+      buffer[j * L + i] =
+          i < ni && j < nj ? static_cast<T>(x.p[crossed ? (i0 + i) * x.stride + j0 + j : i0 + i + (j0 + j) * x.stride])
+                           : T(1);
 }
 
-template <class T, class V>
-HWY_INLINE void TileColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) {
+template <class T, class U, class V>
+HWY_INLINE void TileColumns(const TileOperand<U>& x, int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) {
   const BlockTag<T> d;
   constexpr int64_t L = kBlockLanes<T>;
   if (x.mode == TileMode::Scalar) {
-    for (int64_t j = 0; j < L; ++j) v[j] = hn::Set(d, x.p[0]);
+    for (int64_t j = 0; j < L; ++j) v[j] = hn::Set(d, static_cast<T>(x.p[0]));
     return;
   }
   const bool crossed = x.mode == TileMode::Crossed;
   if (ni == L && nj == L) {
     if (crossed) {
-      for (int64_t i = 0; i < L; ++i) v[i] = hn::LoadU(d, x.p + (i0 + i) * x.stride + j0);
+      for (int64_t i = 0; i < L; ++i) v[i] = LoadAs<T>(d, x.p + (i0 + i) * x.stride + j0);
       TransposeBlock<T>(v);
     } else {
-      for (int64_t j = 0; j < L; ++j) v[j] = hn::LoadU(d, x.p + i0 + (j0 + j) * x.stride);
+      for (int64_t j = 0; j < L; ++j) v[j] = LoadAs<T>(d, x.p + i0 + (j0 + j) * x.stride);
     }
     return;
   }
@@ -215,18 +232,18 @@ HWY_INLINE void TransposeWide(V* v) {
   }
 }
 
-// The N columns of one operand's block at (i0, j0), whole.
-template <class T, class V>
-HWY_INLINE void WideColumns(const TileOperand<T>& x, int64_t i0, int64_t j0, V* v) {
+// The N columns of one operand's block at (i0, j0), whole, as T.
+template <class T, class U, class V>
+HWY_INLINE void WideColumns(const TileOperand<U>& x, int64_t i0, int64_t j0, V* v) {
   const WideTag<T> d;
   constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
   if (x.mode == TileMode::Scalar) {
-    for (int64_t j = 0; j < N; ++j) v[j] = hn::Set(d, x.p[0]);
+    for (int64_t j = 0; j < N; ++j) v[j] = hn::Set(d, static_cast<T>(x.p[0]));
   } else if (x.mode == TileMode::Crossed) {
-    for (int64_t i = 0; i < N; ++i) v[i] = hn::LoadU(d, x.p + (i0 + i) * x.stride + j0);
+    for (int64_t i = 0; i < N; ++i) v[i] = LoadAs<T>(d, x.p + (i0 + i) * x.stride + j0);
     TransposeWide<T>(v);
   } else {
-    for (int64_t j = 0; j < N; ++j) v[j] = hn::LoadU(d, x.p + i0 + (j0 + j) * x.stride);
+    for (int64_t j = 0; j < N; ++j) v[j] = LoadAs<T>(d, x.p + i0 + (j0 + j) * x.stride);
   }
 }
 
@@ -284,55 +301,19 @@ struct UnaryColumns {
   UnaryColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(in, i0, j0)}; }
 };
 
-// Lanes(d) elements of U at p as T: widened exactly, or narrowed with the rounding of
-// static_cast (two half-width conversions joined), as cast_value converts F32 <-> F64.
-template <class T, class U, class D>
-HWY_INLINE hn::Vec<D> LoadAs(D d, const U* p) {
-  if constexpr (std::is_same_v<T, U>) {
-    return hn::LoadU(d, p);
-  } else if constexpr (sizeof(U) < sizeof(T)) {
-    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<U, D>(), p));
-  } else {
-    const hn::Half<D> dh;
-    const hn::Rebind<U, decltype(dh)> du;
-    return hn::Combine(d, hn::DemoteTo(dh, hn::LoadU(du, p + hn::Lanes(dh))), hn::DemoteTo(dh, hn::LoadU(du, p)));
-  }
-}
-
-// A cast's columns: the input's N-element rows or columns converted to T as they are loaded,
-// then transposed like any T block. The edge blocks convert one element at a time.
+// A cast's columns: the input's rows or columns converted to T as they are loaded (LoadAs),
+// then transposed like any T block.
 template <class U, class T>
 struct CastColumns {
   TileOperand<U> in;
   HWY_INLINE void Prefetch(int64_t i, int64_t j) const { PrefetchRow(in, i, j); }
-  HWY_INLINE T At(int64_t i, int64_t j) const {
-    switch (in.mode) {
-      case TileMode::Straight: return static_cast<T>(in.p[i + j * in.stride]);
-      case TileMode::Crossed: return static_cast<T>(in.p[i * in.stride + j]);
-      case TileMode::Scalar: break;
-    }
-    return static_cast<T>(in.p[0]);
-  }
   template <class V>
   HWY_INLINE void operator()(int64_t i0, int64_t j0, int64_t ni, int64_t nj, V* v) const {
-    constexpr int64_t L = kBlockLanes<T>;
-    HWY_ALIGN T buffer[L * L];
-    for (int64_t j = 0; j < L; ++j)
-      for (int64_t i = 0; i < L; ++i) buffer[j * L + i] = i < ni && j < nj ? At(i0 + i, j0 + j) : T(0);
-    for (int64_t j = 0; j < L; ++j) v[j] = hn::Load(BlockTag<T>(), buffer + j * L);
+    TileColumns<T>(in, i0, j0, ni, nj, v);
   }
   template <class V>
   HWY_INLINE void Wide(int64_t i0, int64_t j0, V* v) const {
-    const WideTag<T> d;
-    constexpr int64_t N = static_cast<int64_t>(hn::MaxLanes(d));
-    if (in.mode == TileMode::Scalar) {
-      for (int64_t j = 0; j < N; ++j) v[j] = hn::Set(d, static_cast<T>(in.p[0]));
-    } else if (in.mode == TileMode::Crossed) {
-      for (int64_t i = 0; i < N; ++i) v[i] = LoadAs<T>(d, in.p + (i0 + i) * in.stride + j0);
-      TransposeWide<T>(v);
-    } else {
-      for (int64_t j = 0; j < N; ++j) v[j] = LoadAs<T>(d, in.p + i0 + (j0 + j) * in.stride);
-    }
+    WideColumns<T>(in, i0, j0, v);
   }
   CastColumns Shift(int64_t i0, int64_t j0) const { return {Shifted(in, i0, j0)}; }
 };
