@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tensora/dlpack.hpp"
 #include "tensora/tensora.hpp"
 #include "simd_targets.hpp"
 #include "test_support.hpp"
@@ -60,14 +61,17 @@ TEST(TransposingPaths, BinaryOpsOnTransposedInputsEqualTheFlatPath) {
   for (CpuEngine& e : engines())
     for (const Layout& lay : kLayouts)
       for (DType d : kBinaryDtypes)
-        for (const char* op : {"add", "mul", "maximum"}) {
+        for (const char* op : {"add", "sub", "mul", "maximum"}) {
           if (std::string(op) == "maximum" && tensora::is_complex(d)) continue;
           const std::int64_t n = tensora::numel(lay.base);
           const Tensor a = values(d, 1, n).reshape(lay.base), b = values(d, 2, n).reshape(lay.base);
           const Tensor at = a.permute(lay.axes), bt = b.permute(lay.axes);
           auto apply = [&](const Tensor& x, const Tensor& y) {
             const std::string o = op;
-            return o == "add" ? x.add(y, e) : o == "mul" ? x.mul(y, e) : x.maximum(y, e);
+            return o == "add"   ? x.add(y, e)
+                   : o == "sub" ? x.sub(y, e)
+                   : o == "mul" ? x.mul(y, e)
+                                : x.maximum(y, e);
           };
           const std::string label = std::string(op) + " " + std::string(tensora::name(d)) + " " + lay.name + " threads " +
                                     std::to_string(e.threads());
@@ -93,6 +97,7 @@ TEST(TransposingPaths, UnaryOpsOnTransposedInputsEqualTheFlatPath) {
             std::string(tensora::name(d)) + " " + lay.name + " threads " + std::to_string(e.threads());
         if (d != DType::U8) expect_same(a.neg(e).permute(lay.axes), at.neg(e), "neg " + label);
         expect_same(a.abs(e).permute(lay.axes), at.abs(e), "abs " + label);
+        if (tensora::is_complex(d)) expect_same(a.conj(e).permute(lay.axes), at.conj(e), "conj " + label);
         if (tensora::is_floating(d) || tensora::is_complex(d)) {
           // The SIMD polynomial ops: the tile kernels must round like the flat kernels.
           expect_same(a.exp(e).permute(lay.axes), at.exp(e), "exp " + label);
@@ -150,6 +155,62 @@ TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   }
 }
 
+// The C128 tile kernels (complex_tile.cpp: one 128-bit vector per element) on every x86
+// target: results of 8 MiB and more are streamed when the output is 16-byte aligned; 1201 rows
+// leave a partial block of 4 rows (and of 8 rows, with a lone last row, in the C64 cast), 1799
+// columns a partial strip of 4; straight, crossed and scalar operands.
+TEST(TransposingPaths, ComplexTileKernelsEqualTheFlatPath) {
+  const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
+  for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
+    const tensora_test::TargetMock mock(target);
+    for (CpuEngine& e : engines()) {
+      if (e.threads() > 1 && target != tensora_test::x86_targets().front()) continue;  // threads: best target
+      for (const tensora::Shape& base : bases) {
+        const std::int64_t n = tensora::numel(base);
+        const Tensor a = values(DType::C128, 16, n).reshape(base), b = values(DType::C128, 17, n).reshape(base);
+        const Tensor at = a.transpose(), bt = b.transpose();
+        const std::string label = std::string(hwy::TargetName(target)) + " " + tensora::to_string(base) + " threads " +
+                                  std::to_string(e.threads());
+        expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
+        const Tensor c = values(DType::C128, 18, n).reshape(at.shape());
+        expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
+        const Tensor s = values(DType::C128, 19, 1).reshape({});
+        expect_same(a.sub(s, e).transpose(), at.sub(s, e), "sub a scalar, " + label);
+        expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
+        expect_same(a.conj(e).transpose(), at.conj(e), "conj " + label);
+        expect_same(a.cast(DType::C64, e).transpose(), at.cast(DType::C64, e), "cast to C64 " + label);
+      }
+    }
+  }
+}
+
+// A C128 destination need only be 8-byte aligned (each part's alignment: a DLPack import may
+// start there), so the streamed stores, which need 16, must not be used: 9.4 MiB, into form.
+TEST(TransposingPaths, ComplexTileKernelsWriteAnEightByteAlignedDestination) {
+  CpuEngine e = CpuEngine::serial();
+  const tensora::Shape base{769, 801};
+  const std::int64_t n = tensora::numel(base);
+  std::vector<double> buffer(2 * static_cast<std::size_t>(n) + 2);
+  double* first = buffer.data() + (reinterpret_cast<std::uintptr_t>(buffer.data()) % 16 == 0 ? 1 : 0);
+  std::int64_t shape[2] = {801, 769}, strides[2] = {1, 801};  // column-major, in elements
+  auto* m = new DLManagedTensorVersioned{};
+  m->version = DLPackVersion{1, 0};
+  m->dl_tensor.data = first;
+  m->dl_tensor.device = DLDevice{kDLCPU, 0};
+  m->dl_tensor.ndim = 2;
+  m->dl_tensor.dtype = DLDataType{kDLComplex, 128, 1};
+  m->dl_tensor.shape = shape;
+  m->dl_tensor.strides = strides;
+  m->deleter = [](DLManagedTensorVersioned* self) { delete self; };
+  const Tensor dest = tensora::from_dlpack(m);
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(dest.element_ptr()) % 16, 8u);
+  const Tensor a = values(DType::C128, 20, n).reshape(base);
+  a.transpose().neg_into(e, dest);
+  expect_same(a.neg(e).transpose().contiguous(), dest.contiguous(), "neg into an 8-byte aligned C128 tensor");
+  a.transpose().add_into(a.transpose(), e, dest);
+  expect_same(a.add(a, e).transpose().contiguous(), dest.contiguous(), "add into an 8-byte aligned C128 tensor");
+}
+
 // Staged tiles stream results of 64 MiB and more (kStreamStagedBytes) out of a buffer, a
 // column piece at a time: 2049-row C128 columns start at every alignment, so the copies' heads
 // and tails are hit; a cast to F64 and a complex op, serial and 3 threads.
@@ -159,7 +220,8 @@ TEST(TransposingPaths, LargeStagedResultsStreamedOutEqualTheFlatPath) {
     const std::int64_t n = tensora::numel(base);
     const std::string threads = " threads " + std::to_string(e.threads());
     const Tensor a = values(DType::C128, 14, n).reshape(base);
-    expect_same(a.neg(e).transpose(), a.transpose().neg(e), "neg C128" + threads);
+    // mul has no C128 tile kernel (it is not part-wise): staged.
+    expect_same(a.mul(a, e).transpose(), a.transpose().mul(a.transpose(), e), "mul C128" + threads);
     const Tensor f = values(DType::F32, 15, 2 * n).reshape({4096, 2049});
     expect_same(f.cast(DType::F64, e).transpose(), f.transpose().cast(DType::F64, e), "F32 -> F64" + threads);
   }

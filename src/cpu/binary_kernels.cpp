@@ -50,14 +50,10 @@ void binary_typed(const Tensor& out, const Tensor& a, const Tensor& b, Engine& e
       store_from_compute<Out>(p[0] + i * s[0], fn::binary<Op>(load_as_compute<T>(p[1] + i * s[1]),
                                                               load_as_compute<T>(p[2] + i * s[2])));
   };
-  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>) {
+  if constexpr (simd::kHasTileKernels<T> && std::is_same_v<Out, T>) {
     auto tile = [](const std::array<TilePart, 3>& p, std::int64_t rows, std::int64_t cols, bool stream) {
-      if constexpr (std::is_same_v<T, float>)
-        return simd::binary_tile_f32(Op, tile_operand<float>(p[1]), tile_operand<float>(p[2]),
-                                     reinterpret_cast<float*>(p[0].p), p[0].stride, rows, cols, stream);
-      else
-        return simd::binary_tile_f64(Op, tile_operand<double>(p[1]), tile_operand<double>(p[2]),
-                                     reinterpret_cast<double*>(p[0].p), p[0].stride, rows, cols, stream);
+      return simd::binary_tile(Op, tile_operand<T>(p[1]), tile_operand<T>(p[2]), reinterpret_cast<T*>(p[0].p),
+                               p[0].stride, rows, cols, stream);
     };
     run_elementwise<3>(engine, {&out, &a, &b}, inner, tile);
   } else {

@@ -34,7 +34,7 @@ bool all_dense_col_major(const std::array<const Tensor*, K>& ops) {
 //
 // - A tile kernel (binary and unary SIMD ops) takes the whole tile: crossed operands are read
 //   a cache line of each of a few rows at a time and transposed in registers, and the op is
-//   applied to the columns before they are stored (simd::binary_tile_f32 and friends).
+//   applied to the columns before they are stored (simd::binary_tile, simd::unary_tile).
 // - Otherwise the kernel's runs go along the axis on which most operands have unit stride, and
 //   an operand with unit stride on the other axis is staged: an input is transposed into a
 //   small buffer before the tile's runs, the output is computed into one and transposed out
@@ -113,15 +113,16 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
   const std::size_t q = r == 0 ? cross : 0;
   // A tile's elements along each axis. Tile kernels: 4 KiB of the crossed rows along q, and
-  // along r 128 bytes of the output's columns (two AVX-512 blocks of F32 rows: 32 x 1024 in F32)
-  // when only the output runs along r, 2 KiB when an input does too (512 x 1024). Each crossed
-  // row is then read as one stream; the output's short column pieces are written as whole
-  // lines, but a straight input read in pieces that short is a stream per column, too many for
-  // the prefetchers (4096 x 4096 F32 one-transposed-operand add 36-37 -> 16-17.5 ms; taller
-  // tiles with only crossed inputs measured slower: docs/BENCHMARKS.md, "Transposed inputs").
+  // along r 128 bytes of the output's columns (two AVX-512 blocks of F32 rows: 32 x 1024 in F32;
+  // 8 x 256 in C128) when only the output runs along r, 2 KiB when an input does too (512 x
+  // 1024). Each crossed row is then read as one stream; the output's short column pieces are
+  // written as whole lines, but a straight input read in pieces that short is a stream per
+  // column, too many for the prefetchers (4096 x 4096 F32 one-transposed-operand add 36-37 ->
+  // 16-17.5 ms; taller tiles with only crossed inputs measured slower, C128 `add` of two
+  // crossed inputs 104-113 ms with 16 rows, 41-59 with 8: docs/ops.md).
   // Staged tiles: 512 bytes both ways, whose buffers are then 64 KiB at most.
   const std::int64_t w = widest<K>(element_size);
-  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((straight_input ? 2048 : 128) / w, 16, 512)
+  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((straight_input ? 2048 : 128) / w, 8, 512)
                                         : std::clamp<std::int64_t>(512 / w, 32, 128);
   const std::int64_t side_q = by_kernel ? 4096 / w : side_r;
   // A result this large is not kept in the caches for the next op: tile kernels may store it

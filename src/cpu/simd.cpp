@@ -680,20 +680,20 @@ bool unary_f32(UnaryOp op, const float* in, float* out, std::int64_t n, bool str
 bool unary_f64(UnaryOp op, const double* in, double* out, std::int64_t n, bool stream) {
   return HWY_DYNAMIC_DISPATCH(UnaryF64)(op, in, out, n, stream);
 }
-bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
-                     std::int64_t rows, std::int64_t cols, bool stream) {
+bool binary_tile(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
+                 std::int64_t rows, std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(BinaryTileF32)(op, a, b, out, out_stride, rows, cols, stream);
 }
-bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
-                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols, bool stream) {
+bool binary_tile(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out, std::int64_t out_stride,
+                 std::int64_t rows, std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(BinaryTileF64)(op, a, b, out, out_stride, rows, cols, stream);
 }
-bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols, bool stream) {
+bool unary_tile(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
+                std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(UnaryTileF32)(op, in, out, out_stride, rows, cols, stream);
 }
-bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols, bool stream) {
+bool unary_tile(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
+                std::int64_t cols, bool stream) {
   return HWY_DYNAMIC_DISPATCH(UnaryTileF64)(op, in, out, out_stride, rows, cols, stream);
 }
 bool cast_tile(TileOperand<float> in, double* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,

@@ -3,8 +3,10 @@
 // runs the scalar definition from elementwise_functors.hpp.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ops/elementwise_catalog.hpp"
 
@@ -42,20 +44,34 @@ struct TileOperand {
 // transposed inputs into a column-major output streams every operand once. `stream`: the
 // output is too large to keep in the caches (the caller's kStreamBytes), so aligned column
 // vectors may be stored with non-temporal stores. Bitwise the same values as binary_f32 and
-// friends; false when the op has no vector version.
-bool binary_tile_f32(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
-                     std::int64_t rows, std::int64_t cols, bool stream);
-bool binary_tile_f64(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out,
-                     std::int64_t out_stride, std::int64_t rows, std::int64_t cols, bool stream);
-bool unary_tile_f32(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols, bool stream);
-bool unary_tile_f64(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
-                    std::int64_t cols, bool stream);
+// friends; false when the op has no vector version. Overloaded per element type
+// (kHasTileKernels below).
+bool binary_tile(BinaryOp op, TileOperand<float> a, TileOperand<float> b, float* out, std::int64_t out_stride,
+                 std::int64_t rows, std::int64_t cols, bool stream);
+bool binary_tile(BinaryOp op, TileOperand<double> a, TileOperand<double> b, double* out, std::int64_t out_stride,
+                 std::int64_t rows, std::int64_t cols, bool stream);
+bool unary_tile(UnaryOp op, TileOperand<float> in, float* out, std::int64_t out_stride, std::int64_t rows,
+                std::int64_t cols, bool stream);
+bool unary_tile(UnaryOp op, TileOperand<double> in, double* out, std::int64_t out_stride, std::int64_t rows,
+                std::int64_t cols, bool stream);
 // The same for the casts between F32 and F64 (rounded as cast_value rounds).
 bool cast_tile(TileOperand<float> in, double* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
                bool stream);
 bool cast_tile(TileOperand<double> in, float* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols,
                bool stream);
+// C128 ops that act on the real and imaginary parts alone (TENSORA_SIMD_PARTWISE_*_OPS), and
+// the C128 -> C64 cast: each element is one 128-bit vector, moved without staging
+// (complex_tile.cpp). Same values as the scalar loops; false for any other op.
+bool binary_tile(BinaryOp op, TileOperand<std::complex<double>> a, TileOperand<std::complex<double>> b,
+                 std::complex<double>* out, std::int64_t out_stride, std::int64_t rows, std::int64_t cols, bool stream);
+bool unary_tile(UnaryOp op, TileOperand<std::complex<double>> in, std::complex<double>* out, std::int64_t out_stride,
+                std::int64_t rows, std::int64_t cols, bool stream);
+bool cast_tile(TileOperand<std::complex<double>> in, std::complex<float>* out, std::int64_t out_stride,
+               std::int64_t rows, std::int64_t cols, bool stream);
+// The element types that binary_tile and unary_tile take.
+template <class T>
+inline constexpr bool kHasTileKernels =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>;
 
 // dst[0, bytes) = src[0, bytes) with non-temporal stores from the first address of dst aligned
 // to the vector on (memcpy for the head and tail): a large result written once and not read

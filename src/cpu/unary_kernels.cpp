@@ -44,14 +44,10 @@ void unary_typed(const Tensor& out, const Tensor& in, Engine& engine) {
     for (std::int64_t i = 0; i < n; ++i)
       store_from_compute<Out>(p[0] + i * s[0], fn::unary<Op>(load_as_compute<T>(p[1] + i * s[1])));
   };
-  if constexpr ((std::is_same_v<T, float> || std::is_same_v<T, double>) && std::is_same_v<Out, T>) {
+  if constexpr (simd::kHasTileKernels<T> && std::is_same_v<Out, T>) {
     auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols, bool stream) {
-      if constexpr (std::is_same_v<T, float>)
-        return simd::unary_tile_f32(Op, tile_operand<float>(p[1]), reinterpret_cast<float*>(p[0].p), p[0].stride,
-                                    rows, cols, stream);
-      else
-        return simd::unary_tile_f64(Op, tile_operand<double>(p[1]), reinterpret_cast<double*>(p[0].p), p[0].stride,
-                                    rows, cols, stream);
+      return simd::unary_tile(Op, tile_operand<T>(p[1]), reinterpret_cast<T*>(p[0].p), p[0].stride, rows, cols,
+                              stream);
     };
     run_elementwise<2>(engine, {&out, &in}, inner, tile);
   } else {
@@ -107,9 +103,11 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
           std::memcpy(p[0] + i * s[0], &r, sizeof(To));
         }
       };
-      // F32 <-> F64 of a transposed input: a tile kernel converts in registers as it transposes.
+      // F32 <-> F64 and C128 -> C64 of a transposed input: a tile kernel converts in registers as
+      // it transposes.
       if constexpr ((std::is_same_v<From, float> && std::is_same_v<To, double>) ||
-                    (std::is_same_v<From, double> && std::is_same_v<To, float>)) {
+                    (std::is_same_v<From, double> && std::is_same_v<To, float>) ||
+                    (std::is_same_v<From, std::complex<double>> && std::is_same_v<To, std::complex<float>>)) {
         auto tile = [](const std::array<TilePart, 2>& p, std::int64_t rows, std::int64_t cols, bool stream) {
           return simd::cast_tile(tile_operand<From>(p[1]), reinterpret_cast<To*>(p[0].p), p[0].stride, rows, cols,
                                  stream);
