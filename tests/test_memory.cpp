@@ -181,6 +181,31 @@ TEST_F(Memory, CacheLimitCapsTheCache) {
   EXPECT_GT(stats().bytes_cached, 0u);
 }
 
+// A full cache evicts the buffers freed longest ago, not the largest: a loop that frees and
+// allocates one large result per iteration keeps it cached (evicting the largest first threw
+// that very buffer away on every free once older ones filled the cache, and each iteration
+// paid its page faults again).
+TEST_F(Memory, AFullCacheEvictsTheOldestBuffersFirst) {
+  tensora::set_memory_cache_limit(dev, 65536);
+  {
+    std::vector<Tensor> stale;
+    for (int i = 0; i < 7; ++i) stale.push_back(f64(1000));  // 7 x 8192 bytes
+  }
+  ASSERT_EQ(stats().bytes_cached, 7u * 8192);
+  for (int iteration = 0; iteration < 3; ++iteration) {
+    const std::size_t before = stats().bytes_cached;
+    {
+      const Tensor result = f64(4000);  // 32000 bytes: the 32768-byte class
+      if (iteration > 0) EXPECT_EQ(stats().bytes_cached, before - 32768) << "served from the cache";
+    }
+    // Freed: kept, and three of the older 8192-byte buffers made room for it.
+    EXPECT_EQ(stats().bytes_cached, 65536u) << iteration;
+  }
+  // The cached 32 KiB buffer is the one reused: the stale ones are what went.
+  const Tensor again = f64(4000);
+  EXPECT_EQ(stats().bytes_cached, 4u * 8192);
+}
+
 TEST_F(Memory, PeakTrackingAndReset) {
   EXPECT_EQ(base.peak_bytes_in_use, base.bytes_in_use);
   {

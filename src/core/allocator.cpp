@@ -61,8 +61,8 @@ void* CachingAllocator::allocate(std::size_t nbytes) {
   {
     std::lock_guard lock(mutex_);
     auto& list = free_[class_index(nbytes)];
-    if (!list.empty()) {
-      void* p = list.back();
+    if (!list.empty()) {  // the most recently freed: the likeliest still in the caches
+      void* p = list.back().ptr;
       list.pop_back();
       bytes_cached_ -= cls;
       return p;
@@ -85,20 +85,35 @@ void CachingAllocator::deallocate(void* ptr, std::size_t nbytes) {
     std::free(ptr);
     return;
   }
-  free_[class_index(nbytes)].push_back(ptr);
+  free_[class_index(nbytes)].push_back({ptr, frees_++});
   bytes_cached_ += cls;
   if (bytes_cached_ > cache_limit_) trim_locked(cache_limit_);
 }
 
 void CachingAllocator::trim_locked(std::size_t limit) {
-  // Largest buffers go first: they free the most memory for the fewest future faults.
-  for (std::size_t idx = kClasses; idx-- > 0 && bytes_cached_ > limit;) {
-    auto& list = free_[idx];
-    while (!list.empty() && bytes_cached_ > limit) {
-      std::free(list.back());
-      list.pop_back();
-      bytes_cached_ -= class_bytes(idx);
+  // The buffer freed longest ago goes first, whatever its size: a loop that frees and
+  // allocates one large result per iteration keeps it cached while sizes it no longer uses
+  // are returned. (Evicting the largest first evicted that very buffer once the cache held
+  // older ones, and every iteration paid its page faults again: docs/ops.md, "Memory".) Each
+  // list is oldest first, so the oldest buffer is the earliest of the lists' fronts.
+  if (limit == 0) {
+    for (auto& list : free_) {
+      for (const Cached& c : list) std::free(c.ptr);
+      list.clear();
     }
+    bytes_cached_ = 0;
+    return;
+  }
+  while (bytes_cached_ > limit) {
+    std::size_t oldest = kClasses;
+    for (std::size_t idx = 0; idx < kClasses; ++idx)
+      if (!free_[idx].empty() && (oldest == kClasses || free_[idx].front().freed_at < free_[oldest].front().freed_at))
+        oldest = idx;
+    if (oldest == kClasses) return;
+    auto& list = free_[oldest];
+    std::free(list.front().ptr);
+    list.pop_front();
+    bytes_cached_ -= class_bytes(oldest);
   }
 }
 

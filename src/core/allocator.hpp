@@ -7,9 +7,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <array>
-#include <vector>
 
 #include "tensora/memory.hpp"
 
@@ -52,7 +52,13 @@ class CachingAllocator {
   std::atomic<std::size_t> peak_{0};
   std::atomic<std::size_t> limit_{SIZE_MAX};
   std::mutex mutex_;  // guards the free lists, bytes_cached_ and cache_limit_
-  std::array<std::vector<void*>, kClasses> free_;  // class index -> buffers
+  // A cached buffer and when it was freed (a count of frees): the cache evicts the oldest.
+  struct Cached {
+    void* ptr;
+    std::uint64_t freed_at;
+  };
+  std::array<std::deque<Cached>, kClasses> free_;  // class index -> buffers, oldest first
+  std::uint64_t frees_ = 0;
   std::size_t bytes_cached_ = 0;
   std::size_t cache_limit_ = std::size_t{1} << 30;
 };
