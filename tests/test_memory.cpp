@@ -196,7 +196,9 @@ TEST_F(Memory, AFullCacheEvictsTheOldestBuffersFirst) {
     const std::size_t before = stats().bytes_cached;
     {
       const Tensor result = f64(4000);  // 32000 bytes: the 32768-byte class
-      if (iteration > 0) EXPECT_EQ(stats().bytes_cached, before - 32768) << "served from the cache";
+      if (iteration > 0) {
+        EXPECT_EQ(stats().bytes_cached, before - 32768) << "served from the cache";
+      }
     }
     // Freed: kept, and three of the older 8192-byte buffers made room for it.
     EXPECT_EQ(stats().bytes_cached, 65536u) << iteration;
