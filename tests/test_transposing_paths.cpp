@@ -127,8 +127,8 @@ TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
 // are written with non-temporal stores when their columns are aligned (kStreamBytes in
 // elementwise_loop.hpp): 1200 rows are (4800 and 9600 bytes a column), 1201 are not; 1799
 // columns leave a partial strip of blocks; 233 x 301 stays in the caches. With a column-major
-// input beside the transposed one, tiles are 2 KiB of rows tall, so 1200 rows span several
-// tiles with a partial one at the end.
+// input beside the transposed one, and for the 1201-row results that cannot be streamed,
+// tiles are 2 KiB of rows tall, so those rows span several tiles with a partial one at the end.
 TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
   for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {

@@ -112,24 +112,32 @@ void run_tiled(Engine& engine, const StridedLoop<K>& loop, std::size_t cross,
   // r: the axis of the runs (or the tile kernel's rows), q: the other one.
   const std::size_t r = !by_kernel && staged_along_cross < staged_along_0 ? cross : 0;
   const std::size_t q = r == 0 ? cross : 0;
-  // A tile's elements along each axis. Tile kernels: 4 KiB of the crossed rows along q, and
-  // along r 128 bytes of the output's columns (two AVX-512 blocks of F32 rows: 32 x 1024 in F32;
-  // 8 x 256 in C128) when only the output runs along r, 2 KiB when an input does too (512 x
-  // 1024). Each crossed row is then read as one stream; the output's short column pieces are
-  // written as whole lines, but a straight input read in pieces that short is a stream per
-  // column, too many for the prefetchers (4096 x 4096 F32 one-transposed-operand add 36-37 ->
-  // 16-17.5 ms; taller tiles with only crossed inputs measured slower, C128 `add` of two
-  // crossed inputs 104-113 ms with 16 rows, 41-59 with 8: docs/ops.md).
-  // Staged tiles: 512 bytes both ways, whose buffers are then 64 KiB at most.
-  const std::int64_t w = widest<K>(element_size);
-  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((straight_input ? 2048 : 128) / w, 8, 512)
-                                        : std::clamp<std::int64_t>(512 / w, 32, 128);
-  const std::int64_t side_q = by_kernel ? 4096 / w : side_r;
   // A result this large is not kept in the caches for the next op: tile kernels may store it
-  // with non-temporal stores, which write each line once instead of reading it first.
+  // with non-temporal stores, which write each line once instead of reading it first, when
+  // the output's columns are aligned for them.
+  const std::int64_t w = widest<K>(element_size);
   std::int64_t result_bytes = element_size[0];
   for (const std::int64_t extent : loop.shape) result_bytes *= extent;
   const bool stream = result_bytes >= kStreamBytes;
+  const auto align = static_cast<std::int64_t>(simd::tile_stream_alignment(static_cast<std::size_t>(w)));
+  const bool unstreamable = stream && (reinterpret_cast<std::uintptr_t>(loop.base[0]) % align != 0 ||
+                                       std::abs(loop.strides[0][cross]) % align != 0);
+  // A tile's elements along each axis. Tile kernels: 4 KiB of the crossed rows along q, and
+  // along r 128 bytes of the output's columns (two AVX-512 blocks of F32 rows: 32 x 1024 in F32;
+  // 8 x 256 in C128) when only the output runs along r, 2 KiB (512 x 1024) when an input does
+  // too or when a large output's columns cannot be streamed. Each crossed row is then read as
+  // one stream and the output's short column pieces are streamed as whole lines; but a straight
+  // input read in pieces that short is a stream per column, too many for the prefetchers
+  // (4096 x 4096 F32 one-transposed-operand add 36-37 -> 16-17.5 ms), and column pieces written
+  // with ordinary stores (4100 rows of F32: not a whole number of vectors) are read for
+  // ownership, which long pieces do as streams (4100 x 4100 transposed F32 `add` 32-50 ->
+  // 24-36 ms, F64 56-81 -> 41 ms). Taller tiles for streamed outputs and crossed inputs alone
+  // measured slower (C128 `add` of two crossed inputs 104-113 ms with 16 rows, 41-59 with 8:
+  // docs/ops.md). Staged tiles: 512 bytes both ways, whose buffers are then 64 KiB at most.
+  const bool tall = straight_input || unstreamable;
+  const std::int64_t side_r = by_kernel ? std::clamp<std::int64_t>((tall ? 2048 : 128) / w, 8, 512)
+                                        : std::clamp<std::int64_t>(512 / w, 32, 128);
+  const std::int64_t side_q = by_kernel ? 4096 / w : side_r;
   std::array<bool, K> staged{};
   std::array<std::int64_t, K> ld{}, offset{};
   std::int64_t stage_bytes = 0;

@@ -446,6 +446,9 @@ bool CastTileF64ToF32(TileOperand<double> in, float* out, int64_t so, int64_t ro
   return CastTile(in, out, so, rows, cols, stream);
 }
 
+// The bytes of the widest vector (WideTileLoop's blocks: their columns stream when aligned to it).
+size_t WideVectorBytes() { return hn::Lanes(hn::ScalableTag<uint8_t>()); }
+
 void StreamCopy(char* dst, const char* src, size_t bytes) {
   const hn::ScalableTag<uint8_t> d;
   const size_t N = hn::Lanes(d);
@@ -640,6 +643,7 @@ HWY_EXPORT(UnaryTileF64);
 HWY_EXPORT(CastTileF32ToF64);
 HWY_EXPORT(CastTileF64ToF32);
 HWY_EXPORT(StreamCopy);
+HWY_EXPORT(WideVectorBytes);
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
 HWY_EXPORT(AllFiniteF32);
@@ -706,6 +710,10 @@ bool cast_tile(TileOperand<double> in, float* out, std::int64_t out_stride, std:
 }
 void stream_copy(char* dst, const char* src, std::size_t bytes) { HWY_DYNAMIC_DISPATCH(StreamCopy)(dst, src, bytes); }
 void stream_fence() { hwy::FlushStream(); }
+
+std::size_t tile_stream_alignment(std::size_t widest_element_bytes) {
+  return widest_element_bytes >= 16 ? 16 : HWY_DYNAMIC_DISPATCH(WideVectorBytes)();
+}
 double sum_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF32)(x, n); }
 double sum_f64(const double* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(SumF64)(x, n); }
 bool all_finite_f32(const float* x, std::int64_t n) { return HWY_DYNAMIC_DISPATCH(AllFiniteF32)(x, n); }

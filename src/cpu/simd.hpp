@@ -68,6 +68,10 @@ bool unary_tile(UnaryOp op, TileOperand<std::complex<double>> in, std::complex<d
                 std::int64_t rows, std::int64_t cols, bool stream);
 bool cast_tile(TileOperand<std::complex<double>> in, std::complex<float>* out, std::int64_t out_stride,
                std::int64_t rows, std::int64_t cols, bool stream);
+// The alignment, in bytes, that a tile kernel's output columns need for its streamed stores:
+// the widest vector of the running target, or 16 when an operand has 16-byte elements (moved
+// one 128-bit vector each).
+std::size_t tile_stream_alignment(std::size_t widest_element_bytes);
 // The element types that binary_tile and unary_tile take.
 template <class T>
 inline constexpr bool kHasTileKernels =
