@@ -112,7 +112,7 @@ void CachingAllocator::trim_locked(std::size_t limit) {
     if (oldest == kClasses) return;
     auto& list = free_[oldest];
     std::free(list.front().ptr);
-    list.pop_front();
+    list.erase(list.begin());  // lists are short, and only a full cache evicts
     bytes_cached_ -= class_bytes(oldest);
   }
 }

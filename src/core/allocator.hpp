@@ -7,8 +7,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <mutex>
+#include <vector>
 #include <array>
 
 #include "tensora/memory.hpp"
@@ -57,7 +57,9 @@ class CachingAllocator {
     void* ptr;
     std::uint64_t freed_at;
   };
-  std::array<std::deque<Cached>, kClasses> free_;  // class index -> buffers, oldest first
+  // Vectors, not deques: a deque whose end sits at a node boundary allocates a node on each push
+  // and frees it on each pop, a heap call on every cached allocation.
+  std::array<std::vector<Cached>, kClasses> free_;  // class index -> buffers, oldest first
   std::uint64_t frees_ = 0;
   std::size_t bytes_cached_ = 0;
   std::size_t cache_limit_ = std::size_t{1} << 30;
