@@ -44,6 +44,17 @@ const std::vector<Layout> kLayouts = {
 
 std::vector<CpuEngine> engines() { return tensora_test::serial_and_three_threads(); }
 
+// f(target, engine) on every x86 target for large tests, serially, and on 3 threads on the best
+// target only (threads and targets are independent choices; their product would be minutes).
+template <class F>
+void for_each_target_and_engine(F&& f) {
+  for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
+    const tensora_test::TargetMock mock(target);
+    for (CpuEngine& e : engines())
+      if (e.threads() == 1 || target == tensora_test::x86_targets().front()) f(target, e);
+  }
+}
+
 void expect_same(const Tensor& want, const Tensor& got, const std::string& label) {
   SCOPED_TRACE(label);
   ASSERT_EQ(got.dtype(), want.dtype());
@@ -131,28 +142,24 @@ TEST(TransposingPaths, CastsOfTransposedInputsEqualTheFlatPath) {
 // tiles are 2 KiB of rows tall, so those rows span several tiles with a partial one at the end.
 TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
   const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
-  for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
-    const tensora_test::TargetMock mock(target);
-    for (CpuEngine& e : engines()) {
-      if (e.threads() > 1 && target != tensora_test::x86_targets().front()) continue;  // threads: best target
-      for (DType d : {DType::F32, DType::F64})
-        for (const tensora::Shape& base : bases) {
-          const std::int64_t n = tensora::numel(base);
-          const Tensor a = values(d, 11, n).reshape(base), b = values(d, 12, n).reshape(base);
-          const Tensor at = a.transpose(), bt = b.transpose();
-          const std::string label = std::string(hwy::TargetName(target)) + " " + std::string(tensora::name(d)) +
-                                    " " + tensora::to_string(base) + " threads " + std::to_string(e.threads());
-          expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
-          const Tensor c = values(d, 13, n).reshape(at.shape());
-          expect_same(at.contiguous().mul(c, e), at.mul(c, e), "mul, one transposed, " + label);
-          expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
-          expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
-          expect_same(a.exp(e).transpose(), at.exp(e), "exp " + label);
-          const DType other = d == DType::F32 ? DType::F64 : DType::F32;  // converted in the tile kernel
-          expect_same(a.cast(other, e).transpose(), at.cast(other, e), "cast " + label);
-        }
-    }
-  }
+  for_each_target_and_engine([&](std::int64_t target, CpuEngine& e) {
+    for (DType d : {DType::F32, DType::F64})
+      for (const tensora::Shape& base : bases) {
+        const std::int64_t n = tensora::numel(base);
+        const Tensor a = values(d, 11, n).reshape(base), b = values(d, 12, n).reshape(base);
+        const Tensor at = a.transpose(), bt = b.transpose();
+        const std::string label = std::string(hwy::TargetName(target)) + " " + std::string(tensora::name(d)) + " " +
+                                  tensora::to_string(base) + " threads " + std::to_string(e.threads());
+        expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
+        const Tensor c = values(d, 13, n).reshape(at.shape());
+        expect_same(at.contiguous().mul(c, e), at.mul(c, e), "mul, one transposed, " + label);
+        expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
+        expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
+        expect_same(a.exp(e).transpose(), at.exp(e), "exp " + label);
+        const DType other = d == DType::F32 ? DType::F64 : DType::F32;  // converted in the tile kernel
+        expect_same(a.cast(other, e).transpose(), at.cast(other, e), "cast " + label);
+      }
+  });
 }
 
 // The C128 tile kernels (complex_tile.cpp: one 128-bit vector per element) on every x86
@@ -161,27 +168,23 @@ TEST(TransposingPaths, WideBlocksAndStreamedResultsEqualTheFlatPath) {
 // columns a partial strip of 4; straight, crossed and scalar operands.
 TEST(TransposingPaths, ComplexTileKernelsEqualTheFlatPath) {
   const std::vector<tensora::Shape> bases = {{1799, 1200}, {1799, 1201}, {301, 233}};
-  for (const std::int64_t target : tensora_test::x86_targets_for_large_tests()) {
-    const tensora_test::TargetMock mock(target);
-    for (CpuEngine& e : engines()) {
-      if (e.threads() > 1 && target != tensora_test::x86_targets().front()) continue;  // threads: best target
-      for (const tensora::Shape& base : bases) {
-        const std::int64_t n = tensora::numel(base);
-        const Tensor a = values(DType::C128, 16, n).reshape(base), b = values(DType::C128, 17, n).reshape(base);
-        const Tensor at = a.transpose(), bt = b.transpose();
-        const std::string label = std::string(hwy::TargetName(target)) + " " + tensora::to_string(base) + " threads " +
-                                  std::to_string(e.threads());
-        expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
-        const Tensor c = values(DType::C128, 18, n).reshape(at.shape());
-        expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
-        const Tensor s = values(DType::C128, 19, 1).reshape({});
-        expect_same(a.sub(s, e).transpose(), at.sub(s, e), "sub a scalar, " + label);
-        expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
-        expect_same(a.conj(e).transpose(), at.conj(e), "conj " + label);
-        expect_same(a.cast(DType::C64, e).transpose(), at.cast(DType::C64, e), "cast to C64 " + label);
-      }
+  for_each_target_and_engine([&](std::int64_t target, CpuEngine& e) {
+    for (const tensora::Shape& base : bases) {
+      const std::int64_t n = tensora::numel(base);
+      const Tensor a = values(DType::C128, 16, n).reshape(base), b = values(DType::C128, 17, n).reshape(base);
+      const Tensor at = a.transpose(), bt = b.transpose();
+      const std::string label = std::string(hwy::TargetName(target)) + " " + tensora::to_string(base) + " threads " +
+                                std::to_string(e.threads());
+      expect_same(a.add(b, e).transpose(), at.add(bt, e), "add, both transposed, " + label);
+      const Tensor c = values(DType::C128, 18, n).reshape(at.shape());
+      expect_same(c.sub(at.contiguous(), e), c.sub(at, e), "sub, the other one transposed, " + label);
+      const Tensor s = values(DType::C128, 19, 1).reshape({});
+      expect_same(a.sub(s, e).transpose(), at.sub(s, e), "sub a scalar, " + label);
+      expect_same(a.neg(e).transpose(), at.neg(e), "neg " + label);
+      expect_same(a.conj(e).transpose(), at.conj(e), "conj " + label);
+      expect_same(a.cast(DType::C64, e).transpose(), at.cast(DType::C64, e), "cast to C64 " + label);
     }
-  }
+  });
 }
 
 // A C128 destination need only be 8-byte aligned (each part's alignment: a DLPack import may

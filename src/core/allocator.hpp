@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 #include <array>
+#include <vector>
 
 #include "tensora/memory.hpp"
 
