@@ -669,6 +669,66 @@ TEST(LinalgEngines, ParallelEqualsSerialBitwise) {
   EXPECT_EQ(values(la::solve(a, h, e())), values(la::solve(a, h, parallel3())));
 }
 
+// The largest entry of |x|, for residuals relative to the operands' size.
+double max_abs(const Tensor& x) {
+  double m = 0;
+  for (const cd v : values(x)) m = std::max(m, std::abs(v));
+  return m;
+}
+
+// One matrix larger than a panel (256 columns): LU in panels, the trailing updates and a
+// solve's right-hand sides in slabs of 128 columns, on the engine's threads
+// (cpu/parallel_lu.hpp). The serial and parallel engines make the same calls, so the bits
+// agree; the blocked factors reconstruct the matrix and the solves satisfy their systems.
+TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
+    const std::int64_t n = 520;  // panels of 256, 256 and 8 columns
+    const Tensor a = random({n, n}, d, 50), b = random({n, 300}, d, 51);
+    const la::LUFactor f1 = la::lu_factor(a, e()), f3 = la::lu_factor(a, parallel3());
+    EXPECT_EQ(values(f1.lu), values(f3.lu));
+    EXPECT_EQ(f1.pivots.to_vec<std::int32_t>(), f3.pivots.to_vec<std::int32_t>());
+    const Tensor x = la::solve(a, b, e());
+    EXPECT_EQ(values(x), values(la::solve(a, b, parallel3())));
+    EXPECT_EQ(values(x), values(la::lu_solve(f3, b, parallel3())));
+    // Scaled so that the product of 520 pivots stays in F32's range: |det| about e^-5 (complex
+    // entries are sqrt(2) larger).
+    const Tensor scaled = a.mul(ta::Scalar(ta::is_complex(d) ? 0.125 / std::sqrt(2.0) : 0.125), e());
+    const std::vector<cd> det = values(la::det(scaled, e()));
+    EXPECT_TRUE(std::isfinite(std::abs(det[0])) && det[0] != cd(0));
+    EXPECT_EQ(det, values(la::det(scaled, parallel3())));
+    // Backward stable: |a x - b| within a small multiple of n eps |a| |x|.
+    EXPECT_LT(max_diff(mm(a, x), b) / (max_abs(a) * max_abs(x) * static_cast<double>(n) * eps), 4.0);
+    // Tall and wide: more rows than the panel's, or columns right of the last panel.
+    for (const Shape& shape : {Shape{600, 300}, Shape{300, 600}}) {
+      const Tensor r = random(shape, d, 52);
+      const la::LU p1 = la::lu(r, e()), p3 = la::lu(r, parallel3());
+      EXPECT_EQ(values(p1.l), values(p3.l));
+      EXPECT_EQ(values(p1.u), values(p3.u));
+      EXPECT_EQ(values(p1.p), values(p3.p));
+      EXPECT_LT(max_diff(mm(p1.p, mm(p1.l, p1.u)), r) / (max_abs(r) * 300 * eps), 4.0);
+    }
+  }
+}
+
+// A zero pivot in a later panel: the first one (1-based) is LAPACK's info, the same on both
+// engines, and the matrix's det is zero (scaled so that the product before it stays finite).
+TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
+  const std::int64_t n = 600;
+  std::vector<double> v = random({n, n}, DType::F64, 53).to_vec<double>();
+  for (double& x : v) x *= 0.125;
+  for (std::int64_t r = 0; r < n; ++r) v[static_cast<std::size_t>(r + n * 400)] = 0;  // column 400 zero
+  const Tensor a = Tensor::from_vec_col_major({n, n}, v), b = random({n}, DType::F64, 54);
+  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
+    const auto err = expect_error([&] { la::solve(a, b, *engine); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+    EXPECT_EQ(std::string(err.message()), "the matrix is singular (U(401, 401) of its LU factorization is exactly zero)");
+    EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 401);
+    EXPECT_EQ(la::det(a, *engine).item<double>(), 0.0);
+  }
+}
+
 TEST(LinalgEngines, ReferenceEngineAgrees) {
   // The reference backend's textbook algorithms in long double against LAPACK: the gauge makes
   // every factor unique for these generic matrices, so factors compare directly.

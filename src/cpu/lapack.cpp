@@ -20,12 +20,13 @@ using cf = std::complex<float>;
 using cd = std::complex<double>;
 using Len = std::size_t;  // a hidden CHARACTER length
 
-enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, kRoutines };
-// Base names; real and complex differ for two (orgqr/ungqr, syevd/heevd).
-constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf",
-                                               "orgqr", "syevd", "gesdd", "geev"};
-constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf",
-                                                  "ungqr", "heevd", "gesdd", "geev"};
+enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, kRoutines };
+// Base names; real and complex differ for two (orgqr/ungqr, syevd/heevd). trsm and gemm are
+// the BLAS the LAPACK library itself calls (OpenBLAS has them; liblapack.so.3 brings libblas).
+constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
+                                               "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm"};
+constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
+                                                  "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm"};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -225,6 +226,28 @@ int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* 
 }
 
 template <class T>
+void laswp(int n, T* a, int lda, int k1, int k2, const int* ipiv) {
+  const int incx = 1;
+  using F = void (*)(const int*, T*, const int*, const int*, const int*, const int*, const int*);
+  routine<F, T>(Laswp)(&n, a, &lda, &k1, &k2, ipiv, &incx);
+}
+
+template <class T>
+void trsm(char side, char uplo, char trans, char diag, int m, int n, T alpha, const T* a, int lda, T* b, int ldb) {
+  using F = void (*)(const char*, const char*, const char*, const char*, const int*, const int*, const T*, const T*,
+                     const int*, T*, const int*, Len, Len, Len, Len);
+  routine<F, T>(Trsm)(&side, &uplo, &trans, &diag, &m, &n, &alpha, a, &lda, b, &ldb, 1, 1, 1, 1);
+}
+
+template <class T>
+void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
+          T* c, int ldc) {
+  using F = void (*)(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,
+                     const T*, const int*, const T*, T*, const int*, Len, Len);
+  routine<F, T>(Gemm)(&transa, &transb, &m, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+
+template <class T>
 int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv) {
   using R = Real<T>;
   const char jobvl = 'N';  // no left eigenvectors: vl is a one-element dummy
@@ -280,7 +303,10 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template int orgqr<T>(int, int, int, T*, int, const T*);                                              \
   template int heevd<T>(char, char, int, T*, int, Real<T>*);                                            \
   template int gesdd<T>(char, int, int, T*, int, Real<T>*, T*, int, T*, int);                          \
-  template int geev<T>(char, int, T*, int, std::complex<Real<T>>*, std::complex<Real<T>>*, int);
+  template int geev<T>(char, int, T*, int, std::complex<Real<T>>*, std::complex<Real<T>>*, int);        \
+  template void laswp<T>(int, T*, int, int, int, const int*);                                          \
+  template void trsm<T>(char, char, char, char, int, int, T, const T*, int, T*, int);                  \
+  template void gemm<T>(char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int);
 TENSORA_LAPACK_INSTANTIATE(float)
 TENSORA_LAPACK_INSTANTIATE(double)
 TENSORA_LAPACK_INSTANTIATE(cf)

@@ -11,6 +11,7 @@
 #include "backend/matrix_batch.hpp"
 #include "core/checks.hpp"
 #include "cpu/lapack.hpp"
+#include "cpu/parallel_lu.hpp"
 #include "cpu/scratch.hpp"
 #include "cpu/simd.hpp"
 #include "cpu/small_linalg.hpp"
@@ -51,9 +52,12 @@ void set_identity(T* p, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) p[i + i * n] = T(1);
 }
 
-// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input.
+// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU and its
+// solves take the engine's threads for a large matrix (cpu/parallel_lu.hpp); inside a task of
+// the batch's own split they run on that task's thread.
 template <class T>
-int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i) {
+int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i,
+              Engine& engine) {
   using R = lapack::Real<T>;
   const MatrixBatch a(ins[0]);
   const std::int64_t m = a.rows(), n = a.cols(), k = std::min(m, n);
@@ -97,8 +101,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
         } else {
           Scratch<int> piv(static_cast<std::size_t>(n));
           MatrixBatch(ins[1], 1).gather(i, piv.data(), n);
-          info = lapack::getrs(trans_char(call.trans), in, static_cast<int>(r), buf, ld, piv.data(), x.data(),
-                               ld);
+          getrs_on(engine, trans_char(call.trans), in, static_cast<int>(r), buf, ld, piv.data(), x.data(), ld);
         }
       }
       MatrixBatch(outs[0]).scatter(i, x.data(), n);
@@ -110,22 +113,22 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       Scratch<T> x(static_cast<std::size_t>(n * r));
       b.gather(i, x.data(), n);
       Scratch<int> piv(static_cast<std::size_t>(n));
-      const int info = n == 0 ? 0 : lapack::getrf(in, in, buf, ld, piv.data());
+      const int info = n == 0 ? 0 : getrf_on(engine, in, in, buf, ld, piv.data());
       if (info != 0) return info;
-      if (r > 0) lapack::getrs('N', in, static_cast<int>(r), buf, ld, piv.data(), x.data(), ld);
+      if (r > 0) getrs_on(engine, 'N', in, static_cast<int>(r), buf, ld, piv.data(), x.data(), ld);
       MatrixBatch(outs[0]).scatter(i, x.data(), n);
       return 0;
     }
     case Kind::LuFactor: {
       Scratch<int> piv(static_cast<std::size_t>(k));
-      const int info = k == 0 ? 0 : lapack::getrf(im, in, buf, ld, piv.data());
+      const int info = k == 0 ? 0 : getrf_on(engine, im, in, buf, ld, piv.data());
       if (own == nullptr) MatrixBatch(outs[0]).scatter(i, buf, m);
       MatrixBatch(outs[1], 1).scatter(i, piv.data(), k);
       return info;
     }
     case Kind::Det: {
       Scratch<int> piv(static_cast<std::size_t>(n));
-      const int info = n == 0 ? 0 : lapack::getrf(in, in, buf, ld, piv.data());
+      const int info = n == 0 ? 0 : getrf_on(engine, in, in, buf, ld, piv.data());
       DetProduct<T> det;
       for (std::int64_t c = 0; c < n; ++c) det.step(buf[c + c * n], piv[static_cast<std::size_t>(c)] != c + 1);
       const T value = det.value();
@@ -239,7 +242,7 @@ Status run(const Call& call, std::span<const Tensor> outs, std::span<const Tenso
   }
   engine.parallel_for(count, std::max<std::int64_t>(1, kFlopsPerTask / work), [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
-      const int info = solve_one<T>(call, outs, ins, i);
+      const int info = solve_one<T>(call, outs, ins, i, engine);
       if (info == 0) continue;
       // info < 0 from LAPACK is an argument this driver got wrong, never the user's input.
       keep_first(first, Failure{i, info > 0 ? info : 0, info == -1}, mutex);
