@@ -678,7 +678,7 @@ double max_abs(const Tensor& x) {
 
 // One matrix larger than a panel (256 columns): LU in panels, the trailing updates and a
 // solve's right-hand sides in slabs of 128 columns, on the engine's threads
-// (cpu/parallel_lu.hpp). The serial and parallel engines make the same calls, so the bits
+// (cpu/blocked_factor.hpp). The serial and parallel engines make the same calls, so the bits
 // agree; the blocked factors reconstruct the matrix and the solves satisfy their systems.
 TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
@@ -727,6 +727,38 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
     EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 401);
     EXPECT_EQ(la::det(a, *engine).item<double>(), 0.0);
   }
+}
+
+// Cholesky of one matrix larger than a panel, both triangles: panels of 256 columns, the
+// trailing updates in slabs of 128 on the engine's threads; the serial bits, and l l^H = a.
+TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
+    const std::int64_t n = 520;
+    const Tensor a = spd({n, n}, d, 55);
+    for (bool upper : {false, true}) {
+      SCOPED_TRACE(upper ? "upper" : "lower");
+      const Tensor f = la::cholesky(a, {.upper = upper}, e());
+      EXPECT_EQ(values(f), values(la::cholesky(a, {.upper = upper}, parallel3())));
+      // The other triangle is zero (the blocked updates write into it before it is cleared).
+      const Tensor other = upper ? f.tril(-1, e()) : f.triu(1, e());
+      EXPECT_EQ(max_abs(other), 0.0);
+      const Tensor product = upper ? mm(adj(f), f) : mm(f, adj(f));
+      EXPECT_LT(max_diff(product, a) / (max_abs(a) * static_cast<double>(n) * eps), 4.0);
+    }
+  }
+  // A leading minor that fails in a later panel: its order is LAPACK's info, on both engines.
+  std::vector<double> v = spd({600, 600}, DType::F64, 56).to_vec<double>();
+  v[static_cast<std::size_t>(400 + 600 * 400)] = -1e6;
+  const Tensor bad = Tensor::from_vec_col_major({600, 600}, v);
+  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())})
+    for (bool upper : {false, true}) {
+      const auto err = expect_error([&] { la::cholesky(bad, {.upper = upper}, *engine); });
+      EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+      EXPECT_EQ(std::string(err.message()), "the matrix is not positive definite (leading minor 401 is not positive)");
+      EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 401);
+    }
 }
 
 TEST(LinalgEngines, ReferenceEngineAgrees) {

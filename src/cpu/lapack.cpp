@@ -20,13 +20,14 @@ using cf = std::complex<float>;
 using cd = std::complex<double>;
 using Len = std::size_t;  // a hidden CHARACTER length
 
-enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, kRoutines };
-// Base names; real and complex differ for two (orgqr/ungqr, syevd/heevd). trsm and gemm are
-// the BLAS the LAPACK library itself calls (OpenBLAS has them; liblapack.so.3 brings libblas).
-constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
-                                               "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm"};
-constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
-                                                  "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm"};
+enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, kRoutines };
+// Base names; real and complex differ for three (orgqr/ungqr, syevd/heevd, syrk/herk). trsm,
+// gemm and herk are the BLAS the LAPACK library itself calls (OpenBLAS has them;
+// liblapack.so.3 brings libblas).
+constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr", "syevd",
+                                               "gesdd", "geev",  "laswp", "trsm",  "gemm",  "syrk"};
+constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr", "heevd",
+                                                  "gesdd", "geev",  "laswp", "trsm",  "gemm",  "herk"};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -248,6 +249,20 @@ void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, in
 }
 
 template <class T>
+void herk(char uplo, char trans, int n, int k, Real<T> alpha, const T* a, int lda, Real<T> beta, T* c, int ldc) {
+  using R = Real<T>;
+  if constexpr (std::is_same_v<T, R>) {  // syrk: the same arguments, alpha and beta of type T
+    using F = void (*)(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*, T*,
+                       const int*, Len, Len);
+    routine<F, T>(Herk)(&uplo, &trans, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+  } else {
+    using F = void (*)(const char*, const char*, const int*, const int*, const R*, const T*, const int*, const R*, T*,
+                       const int*, Len, Len);
+    routine<F, T>(Herk)(&uplo, &trans, &n, &k, &alpha, a, &lda, &beta, c, &ldc, 1, 1);
+  }
+}
+
+template <class T>
 int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv) {
   using R = Real<T>;
   const char jobvl = 'N';  // no left eigenvectors: vl is a one-element dummy
@@ -306,7 +321,8 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template int geev<T>(char, int, T*, int, std::complex<Real<T>>*, std::complex<Real<T>>*, int);        \
   template void laswp<T>(int, T*, int, int, int, const int*);                                          \
   template void trsm<T>(char, char, char, char, int, int, T, const T*, int, T*, int);                  \
-  template void gemm<T>(char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int);
+  template void gemm<T>(char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int);        \
+  template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);
 TENSORA_LAPACK_INSTANTIATE(float)
 TENSORA_LAPACK_INSTANTIATE(double)
 TENSORA_LAPACK_INSTANTIATE(cf)

@@ -2,9 +2,9 @@
 // template per routine over float, double, complex<float>, complex<double>. The library is
 // loaded at run time like the BLAS (dlopen, local symbols; docs/linalg.md): OpenBLAS's LAPACK,
 // else the system's liblapack.so.3, or TENSORA_LAPACK=<path>. Each call runs on the calling
-// thread only (the library is set to one thread), so the engine's threads split a batch or one
-// large LU's fixed pieces (cpu/parallel_lu.hpp). The functions that have an info return it;
-// workspaces are queried and kept per thread.
+// thread only (the library is set to one thread), so the engine's threads split a batch or
+// one large factorization's fixed pieces (cpu/blocked_factor.hpp). The functions that have an
+// info return it; workspaces are queried and kept per thread.
 #pragma once
 
 #include <complex>
@@ -52,9 +52,11 @@ int heevd(char jobz, char uplo, int n, T* a, int lda, Real<T>* w);
 template <class T>
 int gesdd(char jobz, int m, int n, T* a, int lda, Real<T>* s, T* u, int ldu, T* vt, int ldvt);
 
-// The BLAS and LAPACK pieces of a blocked LU (cpu/parallel_lu.cpp), from the same library:
-// laswp applies ipiv[k1 - 1 .. k2 - 1] (1-based rows) to n columns of a; trsm solves
-// op(a) x = alpha b (side 'L') into b; gemm is c = alpha op(a) op(b) + beta c.
+// The BLAS and LAPACK pieces of the blocked factorizations (cpu/blocked_factor.hpp), from the
+// same library: laswp applies ipiv[k1 - 1 .. k2 - 1] (1-based rows) to n columns of a; trsm
+// solves op(a) x = alpha b (side 'L') or x op(a) = alpha b ('R') into b; gemm is
+// c = alpha op(a) op(b) + beta c; herk (syrk for real T) is the uplo triangle of
+// c = alpha a a^H + beta c (trans 'N') or alpha a^H a + beta c ('C').
 template <class T>
 void laswp(int n, T* a, int lda, int k1, int k2, const int* ipiv);
 template <class T>
@@ -62,6 +64,8 @@ void trsm(char side, char uplo, char trans, char diag, int m, int n, T alpha, co
 template <class T>
 void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta,
           T* c, int ldc);
+template <class T>
+void herk(char uplo, char trans, int n, int k, Real<T> alpha, const T* a, int lda, Real<T> beta, T* c, int ldc);
 
 // General eigendecomposition (geev), right eigenvectors when jobvr is 'V': w and v are complex
 // for every T (a real routine's conjugate pairs are unpacked here), v's columns of unit 2-norm.

@@ -11,7 +11,7 @@
 #include "backend/matrix_batch.hpp"
 #include "core/checks.hpp"
 #include "cpu/lapack.hpp"
-#include "cpu/parallel_lu.hpp"
+#include "cpu/blocked_factor.hpp"
 #include "cpu/scratch.hpp"
 #include "cpu/simd.hpp"
 #include "cpu/small_linalg.hpp"
@@ -52,9 +52,9 @@ void set_identity(T* p, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) p[i + i * n] = T(1);
 }
 
-// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU and its
-// solves take the engine's threads for a large matrix (cpu/parallel_lu.hpp); inside a task of
-// the batch's own split they run on that task's thread.
+// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU, its solves
+// and Cholesky take the engine's threads for a large matrix (cpu/blocked_factor.hpp); inside a
+// task of the batch's own split they run on that task's thread.
 template <class T>
 int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i,
               Engine& engine) {
@@ -77,7 +77,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
   const int ld = std::max(1, im);
   switch (call.kind) {
     case Kind::Cholesky: {
-      const int info = n == 0 ? 0 : lapack::potrf(call.upper ? 'U' : 'L', in, buf, ld);
+      const int info = n == 0 ? 0 : potrf_on(engine, call.upper ? 'U' : 'L', in, buf, ld);
       for (std::int64_t c = 0; c < n; ++c) {  // the triangle LAPACK leaves untouched
         T* column = buf + c * n;
         if (call.upper) std::fill(column + c + 1, column + n, T(0));

@@ -1,8 +1,8 @@
 // The CPU backend's linear algebra: each matrix of the batch is copied into a dense
 // column-major buffer, handed to one LAPACK routine (cpu/lapack.hpp) on one thread, gauged
 // (ops/linalg_gauge.hpp) and copied out. The engine's threads split the batch, and the pieces
-// of one large LU and its solves (cpu/parallel_lu.hpp); a matrix's result does not depend on
-// which thread ran it, so serial and parallel engines agree bitwise.
+// of one large LU, LU solve or Cholesky (cpu/blocked_factor.hpp); a matrix's result does not
+// depend on which thread ran it, so serial and parallel engines agree bitwise.
 #pragma once
 
 #include <span>

@@ -1,0 +1,41 @@
+// LU with partial pivoting and Cholesky of one large matrix, and the LU solve, on the engine's
+// threads (docs/linalg.md, "Threads"). LAPACK's own threaded routines give other bits for
+// other thread counts; here the work is cut by the shapes alone (panels of kPanel columns,
+// updates in slabs of kSlab columns), each piece one single-threaded LAPACK or BLAS call, so
+// serial and parallel engines make the same calls and agree bitwise.
+#pragma once
+
+#include "tensora/engine.hpp"
+
+namespace tensora::cpu {
+
+// Columns factored by one LAPACK call (getrf, potrf). A matrix with at most this many rows or
+// columns is that one call (its bits are LAPACK's); larger ones are blocked.
+inline constexpr int kPanel = 256;
+// Columns of one update task (and of one getrs task over many right-hand sides).
+inline constexpr int kSlab = 128;
+
+// getrf's contract: a (m x n, leading dimension lda) = p l u in place, ipiv the 1-based row
+// interchanges, the result LAPACK's info (the first exactly zero pivot, 1-based; 0: none).
+template <class T>
+int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv);
+
+// getrs's contract: b (n x nrhs) = op(a)^-1 b from getrf's factors, the right-hand sides in
+// slabs of kSlab columns.
+template <class T>
+void getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
+
+// potrf's contract: the uplo ('L' or 'U') triangle of a (n x n) = its Cholesky factor in place,
+// the result LAPACK's info (the order of the first leading minor that is not positive
+// definite; 0: none). The other triangle is not referenced.
+template <class T>
+int potrf_on(Engine& engine, char uplo, int n, T* a, int lda);
+
+// The number of slabs `columns` columns make, and the address of a(row, col).
+inline int slab_count(int columns) { return columns <= 0 ? 0 : (columns + kSlab - 1) / kSlab; }
+template <class T>
+T* element_at(T* a, int lda, int row, int col) {
+  return a + row + static_cast<long long>(col) * lda;
+}
+
+}  // namespace tensora::cpu
