@@ -713,13 +713,17 @@ TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
 }
 
 // A zero pivot in a later panel: the first one (1-based) is LAPACK's info, the same on both
-// engines, and the matrix's det is zero (scaled so that the product before it stays finite).
+// engines, and the matrix's det is exactly zero although the product of the 400 pivots before
+// it overflows (inf * 0 would be NaN).
 TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
   const std::int64_t n = 600;
   std::vector<double> v = random({n, n}, DType::F64, 53).to_vec<double>();
-  for (double& x : v) x *= 0.125;
   for (std::int64_t r = 0; r < n; ++r) v[static_cast<std::size_t>(r + n * 400)] = 0;  // column 400 zero
   const Tensor a = Tensor::from_vec_col_major({n, n}, v), b = random({n}, DType::F64, 54);
+  const std::vector<double> lu = la::lu_factor(a, e()).lu.to_vec<double>();
+  double leading = 1;
+  for (std::int64_t k = 0; k < 400; ++k) leading *= lu[static_cast<std::size_t>(k + n * k)];
+  ASSERT_TRUE(std::isinf(leading)) << "the case needs an overflowing product before the zero pivot";
   for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
     const auto err = expect_error([&] { la::solve(a, b, *engine); });
     EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
@@ -759,6 +763,21 @@ TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
       EXPECT_EQ(std::string(err.message()), "the matrix is not positive definite (leading minor 401 is not positive)");
       EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 401);
     }
+}
+
+// det's rule for an exactly zero pivot, on the small-matrix kernels (F64: lane arithmetic; C128:
+// DetProduct per lane) and the reference engine: zero, not inf * 0.
+TEST(LinalgEngines, DetOfASingularMatrixIsZeroWhenThePivotProductOverflows) {
+  ta::ReferenceEngine ref;
+  for (DType d : {DType::F64, DType::C128}) {
+    const Tensor a = Tensor::from_vec_col_major({3, 3}, std::vector<double>{1e300, 0, 0, 0, 1e300, 0, 0, 0, 0})
+                         .cast(d, e());
+    for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3()),
+                               static_cast<ta::Engine*>(&ref)}) {
+      EXPECT_EQ(values(la::det(a, *engine)), std::vector<cd>{cd(0)}) << ta::name(d);
+      EXPECT_EQ(values(la::det(a.unsqueeze(0).broadcast_to({9, 3, 3}), *engine)), std::vector<cd>(9, cd(0)));
+    }
+  }
 }
 
 TEST(LinalgEngines, ReferenceEngineAgrees) {

@@ -643,12 +643,16 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       lu_factor<T, VB, N, false>(n, m, piv, info);
       W det;
       if constexpr (std::is_same_v<typename Reducer<ReduceOp::Prod, T>::Acc, T>) {
-        // DetProduct's arithmetic (one multiply per signed pivot, in order), a lane per matrix.
+        // DetProduct's arithmetic (one multiply per signed pivot, in order; a zero pivot gives
+        // exactly zero), a lane per matrix.
         det = splat<T, VB>(1);
+        auto singular = det != det;  // none
         for (std::int64_t k = 0; k < n; ++k) {
           const W u = m[k + k * n];
+          singular |= u == splat<T, VB>(0);
           det *= piv[k] != splat<T, VB>(static_cast<T>(k + 1)) ? -u : u;
         }
+        det = singular ? splat<T, VB>(0) : det;
       } else {
         for (int l = 0; l < kLanes<T, VB>; ++l) {
           DetProduct<T> d;

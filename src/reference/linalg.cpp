@@ -609,7 +609,8 @@ std::int64_t lu_factor_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, st
   return info;
 }
 
-// Det: the signed pivots' product in working precision, rounded once.
+// Det: the signed pivots' product in working precision, rounded once; exactly zero for an
+// exactly zero pivot (ops/det_product.hpp's rule).
 template <class T>
 std::int64_t det_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, std::int64_t i) {
   std::vector<std::int32_t> pivots(static_cast<std::size_t>(a.rows));
@@ -618,7 +619,7 @@ std::int64_t det_matrix(Dense<Work<T>> a, std::span<const Tensor> outs, std::int
   for (std::int64_t k = 0; k < a.rows; ++k)
     det *= pivots[static_cast<std::size_t>(k)] != k + 1 ? -a(k, k) : a(k, k);
   Dense<Work<T>> d(1, 1);
-  d.data[0] = det;
+  d.data[0] = info > 0 ? Work<T>(0) : det;
   store_vector<T>(outs[0], i, rounded<T>(d));
   return info;
 }
