@@ -733,6 +733,31 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
   }
 }
 
+// A triangular solve with many right-hand sides takes them in slabs of 128 on the engine's
+// threads: the serial bits, a x = b, and a zero diagonal entry named as trtrs names it.
+TEST(LinalgEngines, TriangularSolvesTakeRightHandSidesInSlabs) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
+    const Tensor a = random({300, 300}, d, 57).add(eye_like(300, d).mul(ta::Scalar(30.0), e()), e());
+    const Tensor b = random({300, 290}, d, 58);
+    for (bool upper : {false, true}) {
+      const Tensor x = la::solve_triangular(a, b, {.upper = upper}, e());
+      EXPECT_EQ(values(x), values(la::solve_triangular(a, b, {.upper = upper}, parallel3())));
+      const Tensor t = upper ? a.triu(0, e()) : a.tril(0, e());
+      EXPECT_LT(max_diff(mm(t, x), b) / (max_abs(t) * max_abs(x) * 300 * eps), 4.0);
+    }
+  }
+  std::vector<double> v = random({300, 300}, DType::F64, 59).to_vec<double>();
+  v[static_cast<std::size_t>(200 + 300 * 200)] = 0;
+  const Tensor a = Tensor::from_vec_col_major({300, 300}, v), b = random({300, 290}, DType::F64, 60);
+  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
+    const auto err = expect_error([&] { la::solve_triangular(a, b, {.upper = true}, *engine); });
+    EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
+    EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 201);
+  }
+}
+
 // Cholesky of one matrix larger than a panel, both triangles: panels of 256 columns, the
 // trailing updates in slabs of 128 on the engine's threads; the serial bits, and l l^H = a.
 TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {

@@ -27,14 +27,11 @@ int potrf_on(Engine& engine, char uplo, int n, T* a, int lda) {
     const int kb = std::min(kPanel, n - k);
     const int next = k + kb;
     if (next == n) break;
-    engine.parallel_for(slab_count(n - next), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t s = begin; s < end; ++s) {
-        const int c0 = next + static_cast<int>(s) * kSlab, w = std::min(kSlab, n - c0);
-        if (lower)
-          lapack::trsm('R', 'L', 'C', 'N', w, kb, T(1), element_at(a, lda, k, k), lda, element_at(a, lda, c0, k), lda);
-        else
-          lapack::trsm('L', 'U', 'C', 'N', kb, w, T(1), element_at(a, lda, k, k), lda, element_at(a, lda, k, c0), lda);
-      }
+    for_each_slab(engine, next, n, [&](int c0, int w) {
+      if (lower)
+        lapack::trsm('R', 'L', 'C', 'N', w, kb, T(1), element_at(a, lda, k, k), lda, element_at(a, lda, c0, k), lda);
+      else
+        lapack::trsm('L', 'U', 'C', 'N', kb, w, T(1), element_at(a, lda, k, k), lda, element_at(a, lda, k, c0), lda);
     });
     const int ahead = std::min(kPanel, n - next), rest = next + ahead;
     // The panel's update of the columns [c0, c0 + w) on and below (above) the diagonal: the

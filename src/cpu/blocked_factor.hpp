@@ -5,6 +5,9 @@
 // serial and parallel engines make the same calls and agree bitwise.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+
 #include "tensora/engine.hpp"
 
 namespace tensora::cpu {
@@ -25,6 +28,12 @@ int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv);
 template <class T>
 void getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
 
+// trtrs's contract: b (n x nrhs) = op(a)^-1 b for triangular a, the right-hand sides in slabs
+// of kSlab columns; the result LAPACK's info (the first zero diagonal entry, 1-based; 0: none),
+// which every slab finds alike.
+template <class T>
+int trtrs_on(Engine& engine, char uplo, char trans, char diag, int n, int nrhs, const T* a, int lda, T* b, int ldb);
+
 // potrf's contract: the uplo ('L' or 'U') triangle of a (n x n) = its Cholesky factor in place,
 // the result LAPACK's info (the order of the first leading minor that is not positive
 // definite; 0: none). The other triangle is not referenced.
@@ -35,7 +44,17 @@ int potrf_on(Engine& engine, char uplo, int n, T* a, int lda);
 inline int slab_count(int columns) { return columns <= 0 ? 0 : (columns + kSlab - 1) / kSlab; }
 template <class T>
 T* element_at(T* a, int lda, int row, int col) {
-  return a + row + static_cast<long long>(col) * lda;
+  return a + row + static_cast<std::int64_t>(col) * lda;
+}
+// Calls f(c0, w) for the slabs [c0, c0 + w) of the columns [first, end), one task each.
+template <class F>
+void for_each_slab(Engine& engine, int first, int end, const F& f) {
+  engine.parallel_for(slab_count(end - first), 1, [&](std::int64_t begin, std::int64_t stop) {
+    for (std::int64_t s = begin; s < stop; ++s) {
+      const int c0 = first + static_cast<int>(s) * kSlab;
+      f(c0, std::min(kSlab, end - c0));
+    }
+  });
 }
 
 }  // namespace tensora::cpu

@@ -1,5 +1,5 @@
-// Right-looking blocked LU (cpu/blocked_factor.hpp) with one panel of look-ahead. Step k has its panel (the columns
-// [k, k + kb)) factored; one parallel_for then runs, as independent tasks,
+// Right-looking blocked LU (cpu/blocked_factor.hpp) with one panel of look-ahead. Step k has its
+// panel (the columns [k, k + kb)) factored; one parallel_for then runs, as independent tasks,
 //   - the look-ahead: the next panel's columns get step k's interchanges and update, then are
 //     factored (so the next step's panel, the serial part, overlaps this step's updates);
 //   - the trailing slabs right of it: interchanges, u12 = l11^-1 a12 (trsm), a22 -= l21 u12;
@@ -68,19 +68,8 @@ int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv) {
   return info;
 }
 
-template <class T>
-void getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb) {
-  engine.parallel_for(slab_count(nrhs), 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t s = begin; s < end; ++s) {
-      const int c0 = static_cast<int>(s) * kSlab;
-      lapack::getrs(trans, n, std::min(kSlab, nrhs - c0), a, lda, ipiv, element_at(b, ldb, 0, c0), ldb);
-    }
-  });
-}
-
 #define TENSORA_BLOCKED_LU_INSTANTIATE(T)                 \
-  template int getrf_on<T>(Engine&, int, int, T*, int, int*); \
-  template void getrs_on<T>(Engine&, char, int, int, const T*, int, const int*, T*, int);
+  template int getrf_on<T>(Engine&, int, int, T*, int, int*);
 TENSORA_BLOCKED_LU_INSTANTIATE(float)
 TENSORA_BLOCKED_LU_INSTANTIATE(double)
 TENSORA_BLOCKED_LU_INSTANTIATE(std::complex<float>)

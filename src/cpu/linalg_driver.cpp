@@ -52,9 +52,9 @@ void set_identity(T* p, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) p[i + i * n] = T(1);
 }
 
-// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU, its solves
-// and Cholesky take the engine's threads for a large matrix (cpu/blocked_factor.hpp); inside a
-// task of the batch's own split they run on that task's thread.
+// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU, Cholesky
+// and the solves with many right-hand sides take the engine's threads for one matrix
+// (cpu/blocked_factor.hpp); inside a task of the batch's own split they run on its thread.
 template <class T>
 int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i,
               Engine& engine) {
@@ -96,8 +96,8 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       int info = 0;
       if (n > 0 && r > 0) {
         if (call.kind == Kind::TriangularSolve) {
-          info = lapack::trtrs(call.upper ? 'U' : 'L', trans_char(call.trans), call.unit_diagonal ? 'U' : 'N', in,
-                               static_cast<int>(r), buf, ld, x.data(), ld);
+          info = trtrs_on(engine, call.upper ? 'U' : 'L', trans_char(call.trans), call.unit_diagonal ? 'U' : 'N', in,
+                          static_cast<int>(r), buf, ld, x.data(), ld);
         } else {
           Scratch<int> piv(static_cast<std::size_t>(n));
           MatrixBatch(ins[1], 1).gather(i, piv.data(), n);
