@@ -733,6 +733,26 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
   }
 }
 
+// QR of one matrix wider than a panel: geqrf in panels of 256 columns with the trailing
+// columns updated in slabs, Q formed backward in 256-column blocks; the serial bits, q r = a and
+// q^H q = I, in the reduced (q formed in place) and complete (q wider than a) modes.
+TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
+    const Tensor a = random({700, 530}, d, 61);
+    for (la::QrMode mode : {la::QrMode::Reduced, la::QrMode::Complete}) {
+      const la::QR f = la::qr(a, {.mode = mode}, e()), f3 = la::qr(a, {.mode = mode}, parallel3());
+      EXPECT_EQ(values(f.q), values(f3.q));
+      EXPECT_EQ(values(f.r), values(f3.r));
+      const std::int64_t kq = mode == la::QrMode::Reduced ? 530 : 700;
+      EXPECT_LT(max_diff(mm(f.q, f.r), a) / (max_abs(a) * 700 * eps), 4.0);
+      EXPECT_LT(max_diff(mm(adj(f.q), f.q), eye_like(kq, d)) / (700 * eps), 4.0);
+      EXPECT_EQ(max_abs(f.r.tril(-1, e())), 0.0);
+    }
+  }
+}
+
 // A triangular solve with many right-hand sides takes them in slabs of 128 on the engine's
 // threads: the serial bits, a x = b, and a zero diagonal entry named as trtrs names it.
 TEST(LinalgEngines, TriangularSolvesTakeRightHandSidesInSlabs) {

@@ -1,8 +1,9 @@
-// LU with partial pivoting and Cholesky of one large matrix, and the LU solve, on the engine's
-// threads (docs/linalg.md, "Threads"). LAPACK's own threaded routines give other bits for
-// other thread counts; here the work is cut by the shapes alone (panels of kPanel columns,
-// updates in slabs of kSlab columns), each piece one single-threaded LAPACK or BLAS call, so
-// serial and parallel engines make the same calls and agree bitwise.
+// LU with partial pivoting, Cholesky and Householder QR of one large matrix, and solves with
+// many right-hand sides, on the engine's threads (docs/linalg.md, "Threads"). LAPACK's own
+// threaded routines give other bits for other thread counts; here the work is cut by the shapes
+// alone (panels of kPanel columns, updates in slabs of kSlab columns), each piece one
+// single-threaded LAPACK or BLAS call, so serial and parallel engines make the same calls and
+// agree bitwise.
 #pragma once
 
 #include <algorithm>
@@ -27,6 +28,14 @@ int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv);
 // slabs of kSlab columns.
 template <class T>
 void getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
+
+// geqrf's contract: a (m x n) = q r in place (r on and above the diagonal, the reflectors below
+// it, their scalars in tau); and orgqr's: the first n columns of q from k such reflectors, in
+// place of them. Blocked from 512 reflectors on, in blocks of 64 (blocked_qr.cpp says why).
+template <class T>
+void geqrf_on(Engine& engine, int m, int n, T* a, int lda, T* tau);
+template <class T>
+void orgqr_on(Engine& engine, int m, int n, int k, T* a, int lda, const T* tau);
 
 // trtrs's contract: b (n x nrhs) = op(a)^-1 b for triangular a, the right-hand sides in slabs
 // of kSlab columns; the result LAPACK's info (the first zero diagonal entry, 1-based; 0: none),

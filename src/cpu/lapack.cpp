@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -20,14 +21,18 @@ using cf = std::complex<float>;
 using cd = std::complex<double>;
 using Len = std::size_t;  // a hidden CHARACTER length
 
-enum Routine { Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, kRoutines };
+enum Routine {
+  Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, Larft, Larfb, kRoutines
+};
 // Base names; real and complex differ for three (orgqr/ungqr, syevd/heevd, syrk/herk). trsm,
 // gemm and herk are the BLAS the LAPACK library itself calls (OpenBLAS has them;
 // liblapack.so.3 brings libblas).
-constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr", "syevd",
-                                               "gesdd", "geev",  "laswp", "trsm",  "gemm",  "syrk"};
-constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr", "heevd",
-                                                  "gesdd", "geev",  "laswp", "trsm",  "gemm",  "herk"};
+constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
+                                               "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
+                                               "syrk",  "larft", "larfb"};
+constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
+                                                  "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
+                                                  "herk",  "larft", "larfb"};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -263,6 +268,27 @@ void herk(char uplo, char trans, int n, int k, Real<T> alpha, const T* a, int ld
 }
 
 template <class T>
+void larft(int n, int k, const T* v, int ldv, const T* tau, T* t, int ldt) {
+  const char direct = 'F', storev = 'C';
+  using F = void (*)(const char*, const char*, const int*, const int*, const T*, const int*, const T*, T*, const int*,
+                     Len, Len);
+  routine<F, T>(Larft)(&direct, &storev, &n, &k, v, &ldv, tau, t, &ldt, 1, 1);
+}
+
+template <class T>
+void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int ldt, T* c, int ldc) {
+  const char side = 'L', direct = 'F', storev = 'C';
+  // LAPACK's own names the adjoint 'T' for real types and 'C' for complex ones.
+  if (trans == 'C' && std::is_same_v<T, Real<T>>) trans = 'T';
+  const int ldwork = std::max(1, n);
+  T* work = workspace<T>(static_cast<std::size_t>(ldwork) * static_cast<std::size_t>(k));
+  using F = void (*)(const char*, const char*, const char*, const char*, const int*, const int*, const int*, const T*,
+                     const int*, const T*, const int*, T*, const int*, T*, const int*, Len, Len, Len, Len);
+  routine<F, T>(Larfb)(&side, &trans, &direct, &storev, &m, &n, &k, v, &ldv, t, &ldt, c, &ldc, work, &ldwork, 1, 1,
+                       1, 1);
+}
+
+template <class T>
 int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv) {
   using R = Real<T>;
   const char jobvl = 'N';  // no left eigenvectors: vl is a one-element dummy
@@ -322,7 +348,9 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template void laswp<T>(int, T*, int, int, int, const int*);                                          \
   template void trsm<T>(char, char, char, char, int, int, T, const T*, int, T*, int);                  \
   template void gemm<T>(char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int);        \
-  template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);
+  template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);              \
+  template void larft<T>(int, int, const T*, int, const T*, T*, int);                                  \
+  template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);
 TENSORA_LAPACK_INSTANTIATE(float)
 TENSORA_LAPACK_INSTANTIATE(double)
 TENSORA_LAPACK_INSTANTIATE(cf)

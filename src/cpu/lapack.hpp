@@ -66,6 +66,13 @@ void gemm(char transa, char transb, int m, int n, int k, T alpha, const T* a, in
           T* c, int ldc);
 template <class T>
 void herk(char uplo, char trans, int n, int k, Real<T> alpha, const T* a, int lda, Real<T> beta, T* c, int ldc);
+// A block of k reflectors stored forward by columns in v (n x k, unit lower trapezoidal, as geqrf
+// leaves them): larft forms its triangular factor t (k x k); larfb applies it from the left,
+// c (m x n) = H c (trans 'N') or H^H c ('C'), with a per-thread workspace.
+template <class T>
+void larft(int n, int k, const T* v, int ldv, const T* tau, T* t, int ldt);
+template <class T>
+void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int ldt, T* c, int ldc);
 
 // General eigendecomposition (geev), right eigenvectors when jobvr is 'V': w and v are complex
 // for every T (a real routine's conjugate pairs are unpacked here), v's columns of unit 2-norm.

@@ -52,8 +52,8 @@ void set_identity(T* p, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) p[i + i * n] = T(1);
 }
 
-// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU, Cholesky
-// and the solves with many right-hand sides take the engine's threads for one matrix
+// One matrix of the batch: returns LAPACK's info, or -1 for a non-finite input. LU, Cholesky,
+// QR and the solves with many right-hand sides take the engine's threads for one matrix
 // (cpu/blocked_factor.hpp); inside a task of the batch's own split they run on its thread.
 template <class T>
 int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins, std::int64_t i,
@@ -137,7 +137,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     }
     case Kind::Qr: {
       Scratch<T> tau(static_cast<std::size_t>(k) + 1);
-      if (k > 0) lapack::geqrf(im, in, buf, ld, tau.data());
+      if (k > 0) geqrf_on(engine, im, in, buf, ld, tau.data());
       // r (kq x n): straight into the result when it is one dense matrix, else through scratch.
       const MatrixBatch r_out(outs[call.vectors ? 1 : 0]);
       T* const r_own = r_out.dense<T>(i);
@@ -158,7 +158,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
         std::fill(std::copy(buf, buf + m * std::min(n, kq), q), q + m * kq, T(0));
       }
       if (kq > 0) {
-        if (k > 0) lapack::orgqr(im, static_cast<int>(kq), ik, q, ld, tau.data());
+        if (k > 0) orgqr_on(engine, im, static_cast<int>(kq), ik, q, ld, tau.data());
         else set_identity(q, m);  // n == 0, complete: no reflectors
       }
       linalg_detail::gauge_qr(q, m, m, r, k, n, kq);
