@@ -51,27 +51,18 @@ int potrf_on(Engine& engine, char uplo, int n, T* a, int lda) {
       }
     };
     int ahead_info = 0;
-    engine.parallel_for(1 + slab_count(n - rest), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t t = begin; t < end; ++t) {
-        if (t == 0) {
-          update(next, ahead);
-          ahead_info = lapack::potrf(uplo, ahead, element_at(a, lda, next, next), lda);
-        } else {
-          const int c0 = rest + static_cast<int>(t - 1) * kSlab;
-          update(c0, std::min(kSlab, n - c0));
-        }
-      }
-    });
+    const auto look_ahead = [&] {
+      update(next, ahead);
+      ahead_info = lapack::potrf(uplo, ahead, element_at(a, lda, next, next), lda);
+    };
+    run_step(engine, true, look_ahead, rest, n, update);
     if (ahead_info != 0) return ahead_info + next;
   }
   return 0;
 }
 
 #define TENSORA_BLOCKED_CHOLESKY_INSTANTIATE(T) template int potrf_on<T>(Engine&, char, int, T*, int);
-TENSORA_BLOCKED_CHOLESKY_INSTANTIATE(float)
-TENSORA_BLOCKED_CHOLESKY_INSTANTIATE(double)
-TENSORA_BLOCKED_CHOLESKY_INSTANTIATE(std::complex<float>)
-TENSORA_BLOCKED_CHOLESKY_INSTANTIATE(std::complex<double>)
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_CHOLESKY_INSTANTIATE)
 #undef TENSORA_BLOCKED_CHOLESKY_INSTANTIATE
 
 }  // namespace tensora::cpu

@@ -18,6 +18,7 @@ namespace tensora::cpu {
 inline constexpr int kPanel = 256;
 // Columns of one update task (and of one getrs task over many right-hand sides).
 inline constexpr int kSlab = 128;
+static_assert(kPanel % kSlab == 0, "a slab counted from column 0 lies in one panel");
 
 // getrf's contract: a (m x n, leading dimension lda) = p l u in place, ipiv the 1-based row
 // interchanges, the result LAPACK's info (the first exactly zero pivot, 1-based; 0: none).
@@ -55,15 +56,27 @@ template <class T>
 T* element_at(T* a, int lda, int row, int col) {
   return a + row + static_cast<std::int64_t>(col) * lda;
 }
-// Calls f(c0, w) for the slabs [c0, c0 + w) of the columns [first, end), one task each.
-template <class F>
-void for_each_slab(Engine& engine, int first, int end, const F& f) {
-  engine.parallel_for(slab_count(end - first), 1, [&](std::int64_t begin, std::int64_t stop) {
-    for (std::int64_t s = begin; s < stop; ++s) {
-      const int c0 = first + static_cast<int>(s) * kSlab;
-      f(c0, std::min(kSlab, end - c0));
+// One step of a blocked factorization, as independent tasks of one parallel_for: look_ahead()
+// when `with_look_ahead` (first: it is the longest), and slab(c0, w) for each slab [c0, c0 + w)
+// of the columns [first, end).
+template <class A, class F>
+void run_step(Engine& engine, bool with_look_ahead, const A& look_ahead, int first, int end, const F& slab) {
+  const int lead = with_look_ahead ? 1 : 0;
+  engine.parallel_for(lead + slab_count(end - first), 1, [&](std::int64_t begin, std::int64_t stop) {
+    for (std::int64_t t = begin; t < stop; ++t) {
+      if (t < lead) {
+        look_ahead();
+        continue;
+      }
+      const int c0 = first + static_cast<int>(t - lead) * kSlab;
+      slab(c0, std::min(kSlab, end - c0));
     }
   });
+}
+// f(c0, w) for the slabs of the columns [first, end), one task each.
+template <class F>
+void for_each_slab(Engine& engine, int first, int end, const F& f) {
+  run_step(engine, false, [] {}, first, end, f);
 }
 
 }  // namespace tensora::cpu

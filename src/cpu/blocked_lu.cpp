@@ -2,9 +2,9 @@
 // panel (the columns [k, k + kb)) factored; one parallel_for then runs, as independent tasks,
 //   - the look-ahead: the next panel's columns get step k's interchanges and update, then are
 //     factored (so the next step's panel, the serial part, overlaps this step's updates);
-//   - the trailing slabs right of it: interchanges, u12 = l11^-1 a12 (trsm), a22 -= l21 u12;
-//   - the slabs left of the panel: step k's interchanges alone.
-// The pieces depend on the shape only, never on the thread count (chunks of one task each).
+//   - the trailing slabs right of it: interchanges, u12 = l11^-1 a12 (trsm), a22 -= l21 u12.
+// The columns of each panel get the later panels' interchanges at the end, in one pass (laswp
+// applies them in the same order as a step at a time would: the same moves).
 #include "cpu/blocked_factor.hpp"
 
 #include <algorithm>
@@ -31,8 +31,7 @@ int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv) {
     for (int i = k; i < k + kb; ++i) ipiv[i] += k;  // panel-relative rows -> the matrix's
     const int next = k + kb;
     const int ahead = next < kmin ? std::min(kPanel, kmin - next) : 0;
-    const int rest = next + ahead, below = m - next;
-    const int right = slab_count(n - rest), left = slab_count(k);
+    const int below = m - next;
     // Step k's interchanges, then its update, on the columns [c0, c0 + w).
     const auto update = [&](int c0, int w) {
       lapack::laswp(w, element_at(a, lda, 0, c0), lda, k + 1, k + kb, ipiv);
@@ -42,38 +41,23 @@ int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv) {
                      lda, T(1), element_at(a, lda, next, c0), lda);
     };
     int ahead_info = 0;
-    const std::int64_t tasks = (ahead > 0 ? 1 : 0) + right + left;
-    engine.parallel_for(tasks, 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t task = begin; task < end; ++task) {
-        int t = static_cast<int>(task);
-        if (ahead > 0) {
-          if (t == 0) {
-            update(next, ahead);
-            ahead_info = lapack::getrf(below, ahead, element_at(a, lda, next, next), lda, ipiv + next);
-            continue;
-          }
-          --t;
-        }
-        if (t < right) {
-          const int c0 = rest + t * kSlab;
-          update(c0, std::min(kSlab, n - c0));
-        } else {
-          const int c0 = (t - right) * kSlab;
-          lapack::laswp(std::min(kSlab, k - c0), element_at(a, lda, 0, c0), lda, k + 1, k + kb, ipiv);
-        }
-      }
-    });
+    const auto look_ahead = [&] {
+      update(next, ahead);
+      ahead_info = lapack::getrf(below, ahead, element_at(a, lda, next, next), lda, ipiv + next);
+    };
+    run_step(engine, ahead > 0, look_ahead, next + ahead, n, update);
     note(ahead_info, next);
   }
+  // Panel j's columns (slabs of 128 inside panels of 256) get the interchanges of the panels after it.
+  for_each_slab(engine, 0, kmin, [&](int c0, int w) {
+    const int after = (c0 / kPanel + 1) * kPanel;
+    if (after < kmin) lapack::laswp(w, element_at(a, lda, 0, c0), lda, after + 1, kmin, ipiv);
+  });
   return info;
 }
 
-#define TENSORA_BLOCKED_LU_INSTANTIATE(T)                 \
-  template int getrf_on<T>(Engine&, int, int, T*, int, int*);
-TENSORA_BLOCKED_LU_INSTANTIATE(float)
-TENSORA_BLOCKED_LU_INSTANTIATE(double)
-TENSORA_BLOCKED_LU_INSTANTIATE(std::complex<float>)
-TENSORA_BLOCKED_LU_INSTANTIATE(std::complex<double>)
+#define TENSORA_BLOCKED_LU_INSTANTIATE(T) template int getrf_on<T>(Engine&, int, int, T*, int, int*);
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_LU_INSTANTIATE)
 #undef TENSORA_BLOCKED_LU_INSTANTIATE
 
 }  // namespace tensora::cpu

@@ -49,21 +49,11 @@ void geqrf_on(Engine& engine, int m, int n, T* a, int lda, T* tau) {
     };
     const int ahead = next < kmin ? std::min(kQrBlock, kmin - next) : 0;
     const int rest = next + ahead;
-    engine.parallel_for((ahead > 0 ? 1 : 0) + slab_count(n - rest), 1, [&](std::int64_t begin, std::int64_t end) {
-      for (std::int64_t task = begin; task < end; ++task) {
-        int t = static_cast<int>(task);
-        if (ahead > 0) {
-          if (t == 0) {
-            apply(next, ahead);
-            lapack::geqrf(m - next, ahead, element_at(a, lda, next, next), lda, tau + next);
-            continue;
-          }
-          --t;
-        }
-        const int c0 = rest + t * kSlab;
-        apply(c0, std::min(kSlab, n - c0));
-      }
-    });
+    const auto look_ahead = [&] {
+      apply(next, ahead);
+      lapack::geqrf(m - next, ahead, element_at(a, lda, next, next), lda, tau + next);
+    };
+    run_step(engine, ahead > 0, look_ahead, rest, n, apply);
   }
 }
 
@@ -92,13 +82,10 @@ void orgqr_on(Engine& engine, int m, int n, int k, T* a, int lda, const T* tau) 
   }
 }
 
-#define TENSORA_BLOCKED_QR_INSTANTIATE(T)                         \
+#define TENSORA_BLOCKED_QR_INSTANTIATE(T)                    \
   template void geqrf_on<T>(Engine&, int, int, T*, int, T*); \
   template void orgqr_on<T>(Engine&, int, int, int, T*, int, const T*);
-TENSORA_BLOCKED_QR_INSTANTIATE(float)
-TENSORA_BLOCKED_QR_INSTANTIATE(double)
-TENSORA_BLOCKED_QR_INSTANTIATE(std::complex<float>)
-TENSORA_BLOCKED_QR_INSTANTIATE(std::complex<double>)
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_QR_INSTANTIATE)
 #undef TENSORA_BLOCKED_QR_INSTANTIATE
 
 }  // namespace tensora::cpu

@@ -29,10 +29,7 @@ int trtrs_on(Engine& engine, char uplo, char trans, char diag, int n, int nrhs, 
 #define TENSORA_BLOCKED_SOLVE_INSTANTIATE(T)                                                \
   template void getrs_on<T>(Engine&, char, int, int, const T*, int, const int*, T*, int); \
   template int trtrs_on<T>(Engine&, char, char, char, int, int, const T*, int, T*, int);
-TENSORA_BLOCKED_SOLVE_INSTANTIATE(float)
-TENSORA_BLOCKED_SOLVE_INSTANTIATE(double)
-TENSORA_BLOCKED_SOLVE_INSTANTIATE(std::complex<float>)
-TENSORA_BLOCKED_SOLVE_INSTANTIATE(std::complex<double>)
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_SOLVE_INSTANTIATE)
 #undef TENSORA_BLOCKED_SOLVE_INSTANTIATE
 
 }  // namespace tensora::cpu

@@ -351,10 +351,7 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);              \
   template void larft<T>(int, int, const T*, int, const T*, T*, int);                                  \
   template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);
-TENSORA_LAPACK_INSTANTIATE(float)
-TENSORA_LAPACK_INSTANTIATE(double)
-TENSORA_LAPACK_INSTANTIATE(cf)
-TENSORA_LAPACK_INSTANTIATE(cd)
+TENSORA_LAPACK_TYPES(TENSORA_LAPACK_INSTANTIATE)
 #undef TENSORA_LAPACK_INSTANTIATE
 
 }  // namespace tensora::cpu::lapack

@@ -24,6 +24,10 @@ struct RealOf<std::complex<T>> {
 template <class T>
 using Real = typename RealOf<T>::type;
 
+// M(T) for each element type LAPACK has: the explicit instantiations of the wrappers and of
+// the code built on them.
+#define TENSORA_LAPACK_TYPES(M) M(float) M(double) M(std::complex<float>) M(std::complex<double>)
+
 // e.g. "OpenBLAS 0.3.21 (SkylakeX)", "/usr/lib/x86_64-linux-gnu/liblapack.so.3", or "none".
 std::string name();
 bool available();
