@@ -733,9 +733,10 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
   }
 }
 
-// QR of one matrix wider than a panel: geqrf in panels of 256 columns with the trailing
-// columns updated in slabs, Q formed backward in 256-column blocks; the serial bits, q r = a and
-// q^H q = I, in the reduced (q formed in place) and complete (q wider than a) modes.
+// QR of a matrix with at least 512 rows and columns: geqrf in panels of 64 columns with the
+// trailing columns updated in slabs, Q formed backward in 64-column blocks; the serial bits,
+// q r = a and q^H q = I, tall in the reduced (q formed in place) and complete (q wider than a)
+// modes, and wide.
 TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
@@ -750,6 +751,13 @@ TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
       EXPECT_LT(max_diff(mm(adj(f.q), f.q), eye_like(kq, d)) / (700 * eps), 4.0);
       EXPECT_EQ(max_abs(f.r.tril(-1, e())), 0.0);
     }
+    // Wide: the columns right of the last panel are updated by every panel's reflectors.
+    const Tensor w = random({530, 700}, d, 62);
+    const la::QR g = la::qr(w, e()), g3 = la::qr(w, parallel3());
+    EXPECT_EQ(values(g.q), values(g3.q));
+    EXPECT_EQ(values(g.r), values(g3.r));
+    EXPECT_LT(max_diff(mm(g.q, g.r), w) / (max_abs(w) * 700 * eps), 4.0);
+    EXPECT_LT(max_diff(mm(adj(g.q), g.q), eye_like(530, d)) / (700 * eps), 4.0);
   }
 }
 
