@@ -26,9 +26,9 @@ template <class T>
 int getrf_on(Engine& engine, int m, int n, T* a, int lda, int* ipiv);
 
 // getrs's contract: b (n x nrhs) = op(a)^-1 b from getrf's factors, the right-hand sides in
-// slabs of kSlab columns.
+// slabs of kSlab columns; the result LAPACK's info (nonzero only for an argument error).
 template <class T>
-void getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
+int getrs_on(Engine& engine, char trans, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb);
 
 // geqrf's contract: a (m x n) = q r in place (r on and above the diagonal, the reflectors below
 // it, their scalars in tau); and orgqr's: the first n columns of q from k such reflectors, in

@@ -101,7 +101,8 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
         } else {
           Scratch<int> piv(static_cast<std::size_t>(n));
           MatrixBatch(ins[1], 1).gather(i, piv.data(), n);
-          getrs_on(engine, trans_char(call.trans), in, static_cast<int>(r), buf, ld, piv.data(), x.data(), ld);
+          info = getrs_on(engine, trans_char(call.trans), in, static_cast<int>(r), buf, ld, piv.data(), x.data(),
+                          ld);
         }
       }
       MatrixBatch(outs[0]).scatter(i, x.data(), n);
