@@ -39,9 +39,13 @@ ta::CpuEngine& parallel3() {
   static ta::CpuEngine engine = ta::CpuEngine::parallel(3);
   return engine;
 }
+// The serial and the 3-thread CPU engines, for checks that must hold on both.
+std::array<ta::Engine*, 2> serial_and_parallel() { return {&e(), &parallel3()}; }
 
 // A tolerance for products of factors of small, well-conditioned matrices.
 double tol(DType d) { return linalg_test::single(d) ? 2e-4 : 1e-11; }
+// The unit of the large-matrix residual checks: about the dtype's epsilon.
+double eps(DType d) { return linalg_test::single(d) ? 1.2e-7 : 2.3e-16; }
 
 Tensor adj(const Tensor& x) { return x.transpose(-2, -1).conj(e()); }
 Tensor mm(const Tensor& a, const Tensor& b) { return a.matmul(b, e()); }
@@ -416,7 +420,7 @@ TEST(Linalg, DetIsTheProductOfTheSignedPivots) {
       const Tensor signs = ta::select(f.pivots.eq(order, e()), one.broadcast_to(f.pivots.shape()),
                                       one.neg(e()).broadcast_to(f.pivots.shape()), e());
       const Tensor composed = f.lu.diagonal(0, -2, -1).mul(signs, e()).prod({-1}, e());
-      for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
+      for (ta::Engine* engine : serial_and_parallel()) {
         const Tensor det = la::det(a, *engine);
         ASSERT_EQ(det.shape(), (Shape{11}));
         ASSERT_EQ(det.dtype(), d);
@@ -683,7 +687,6 @@ double max_abs(const Tensor& x) {
 TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
-    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
     const std::int64_t n = 520;  // panels of 256, 256 and 8 columns
     const Tensor a = random({n, n}, d, 50), b = random({n, 300}, d, 51);
     const la::LUFactor f1 = la::lu_factor(a, e()), f3 = la::lu_factor(a, parallel3());
@@ -699,7 +702,7 @@ TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
     EXPECT_TRUE(std::isfinite(std::abs(det[0])) && det[0] != cd(0));
     EXPECT_EQ(det, values(la::det(scaled, parallel3())));
     // Backward stable: |a x - b| within a small multiple of n eps |a| |x|.
-    EXPECT_LT(max_diff(mm(a, x), b) / (max_abs(a) * max_abs(x) * static_cast<double>(n) * eps), 4.0);
+    EXPECT_LT(max_diff(mm(a, x), b) / (max_abs(a) * max_abs(x) * static_cast<double>(n) * eps(d)), 4.0);
     // Tall and wide: more rows than the panel's, or columns right of the last panel.
     for (const Shape& shape : {Shape{600, 300}, Shape{300, 600}}) {
       const Tensor r = random(shape, d, 52);
@@ -707,7 +710,7 @@ TEST(LinalgEngines, LargeLuRunsOnTheEnginesThreadsWithTheSerialBits) {
       EXPECT_EQ(values(p1.l), values(p3.l));
       EXPECT_EQ(values(p1.u), values(p3.u));
       EXPECT_EQ(values(p1.p), values(p3.p));
-      EXPECT_LT(max_diff(mm(p1.p, mm(p1.l, p1.u)), r) / (max_abs(r) * 300 * eps), 4.0);
+      EXPECT_LT(max_diff(mm(p1.p, mm(p1.l, p1.u)), r) / (max_abs(r) * 300 * eps(d)), 4.0);
     }
   }
 }
@@ -724,7 +727,7 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
   double leading = 1;
   for (std::int64_t k = 0; k < 400; ++k) leading *= lu[static_cast<std::size_t>(k + n * k)];
   ASSERT_TRUE(std::isinf(leading)) << "the case needs an overflowing product before the zero pivot";
-  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
+  for (ta::Engine* engine : serial_and_parallel()) {
     const auto err = expect_error([&] { la::solve(a, b, *engine); });
     EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
     EXPECT_EQ(std::string(err.message()), "the matrix is singular (U(401, 401) of its LU factorization is exactly zero)");
@@ -740,15 +743,14 @@ TEST(LinalgEngines, LargeLuNamesTheFirstZeroPivotOfALaterPanel) {
 TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
-    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
     const Tensor a = random({700, 530}, d, 61);
     for (la::QrMode mode : {la::QrMode::Reduced, la::QrMode::Complete}) {
       const la::QR f = la::qr(a, {.mode = mode}, e()), f3 = la::qr(a, {.mode = mode}, parallel3());
       EXPECT_EQ(values(f.q), values(f3.q));
       EXPECT_EQ(values(f.r), values(f3.r));
       const std::int64_t kq = mode == la::QrMode::Reduced ? 530 : 700;
-      EXPECT_LT(max_diff(mm(f.q, f.r), a) / (max_abs(a) * 700 * eps), 4.0);
-      EXPECT_LT(max_diff(mm(adj(f.q), f.q), eye_like(kq, d)) / (700 * eps), 4.0);
+      EXPECT_LT(max_diff(mm(f.q, f.r), a) / (max_abs(a) * 700 * eps(d)), 4.0);
+      EXPECT_LT(max_diff(mm(adj(f.q), f.q), eye_like(kq, d)) / (700 * eps(d)), 4.0);
       EXPECT_EQ(max_abs(f.r.tril(-1, e())), 0.0);
     }
     // Wide: the columns right of the last panel are updated by every panel's reflectors.
@@ -756,8 +758,8 @@ TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
     const la::QR g = la::qr(w, e()), g3 = la::qr(w, parallel3());
     EXPECT_EQ(values(g.q), values(g3.q));
     EXPECT_EQ(values(g.r), values(g3.r));
-    EXPECT_LT(max_diff(mm(g.q, g.r), w) / (max_abs(w) * 700 * eps), 4.0);
-    EXPECT_LT(max_diff(mm(adj(g.q), g.q), eye_like(530, d)) / (700 * eps), 4.0);
+    EXPECT_LT(max_diff(mm(g.q, g.r), w) / (max_abs(w) * 700 * eps(d)), 4.0);
+    EXPECT_LT(max_diff(mm(adj(g.q), g.q), eye_like(530, d)) / (700 * eps(d)), 4.0);
   }
 }
 
@@ -766,20 +768,19 @@ TEST(LinalgEngines, LargeQrRunsOnTheEnginesThreadsWithTheSerialBits) {
 TEST(LinalgEngines, TriangularSolvesTakeRightHandSidesInSlabs) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
-    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
     const Tensor a = random({300, 300}, d, 57).add(eye_like(300, d).mul(ta::Scalar(30.0), e()), e());
     const Tensor b = random({300, 290}, d, 58);
     for (bool upper : {false, true}) {
       const Tensor x = la::solve_triangular(a, b, {.upper = upper}, e());
       EXPECT_EQ(values(x), values(la::solve_triangular(a, b, {.upper = upper}, parallel3())));
       const Tensor t = upper ? a.triu(0, e()) : a.tril(0, e());
-      EXPECT_LT(max_diff(mm(t, x), b) / (max_abs(t) * max_abs(x) * 300 * eps), 4.0);
+      EXPECT_LT(max_diff(mm(t, x), b) / (max_abs(t) * max_abs(x) * 300 * eps(d)), 4.0);
     }
   }
   std::vector<double> v = random({300, 300}, DType::F64, 59).to_vec<double>();
   v[static_cast<std::size_t>(200 + 300 * 200)] = 0;
   const Tensor a = Tensor::from_vec_col_major({300, 300}, v), b = random({300, 290}, DType::F64, 60);
-  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())}) {
+  for (ta::Engine* engine : serial_and_parallel()) {
     const auto err = expect_error([&] { la::solve_triangular(a, b, {.upper = true}, *engine); });
     EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
     EXPECT_EQ(std::get<ta::LinAlgFailure>(err.detail()).info, 201);
@@ -791,7 +792,6 @@ TEST(LinalgEngines, TriangularSolvesTakeRightHandSidesInSlabs) {
 TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
-    const double eps = linalg_test::single(d) ? 1.2e-7 : 2.3e-16;
     const std::int64_t n = 520;
     const Tensor a = spd({n, n}, d, 55);
     for (bool upper : {false, true}) {
@@ -802,14 +802,14 @@ TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
       const Tensor other = upper ? f.tril(-1, e()) : f.triu(1, e());
       EXPECT_EQ(max_abs(other), 0.0);
       const Tensor product = upper ? mm(adj(f), f) : mm(f, adj(f));
-      EXPECT_LT(max_diff(product, a) / (max_abs(a) * static_cast<double>(n) * eps), 4.0);
+      EXPECT_LT(max_diff(product, a) / (max_abs(a) * static_cast<double>(n) * eps(d)), 4.0);
     }
   }
   // A leading minor that fails in a later panel: its order is LAPACK's info, on both engines.
   std::vector<double> v = spd({600, 600}, DType::F64, 56).to_vec<double>();
   v[static_cast<std::size_t>(400 + 600 * 400)] = -1e6;
   const Tensor bad = Tensor::from_vec_col_major({600, 600}, v);
-  for (ta::Engine* engine : {static_cast<ta::Engine*>(&e()), static_cast<ta::Engine*>(&parallel3())})
+  for (ta::Engine* engine : serial_and_parallel())
     for (bool upper : {false, true}) {
       const auto err = expect_error([&] { la::cholesky(bad, {.upper = upper}, *engine); });
       EXPECT_EQ(err.kind(), ta::ErrorKind::LinAlgError);
