@@ -818,6 +818,62 @@ TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
     }
 }
 
+// One real symmetric matrix of order 384 or more: the tridiagonal reduction in panels of 32
+// columns, each column's product with the trailing matrix cut into column blocks and the
+// trailing updates into slabs, then Q applied to the eigenvectors in slabs
+// (cpu/blocked_tridiagonal.cpp). Both engines make the same calls, so the bits agree; a known
+// spectrum comes back, the vectors are orthonormal and reconstruct a, and the triangle not named
+// is never read. Complex matrices are one heevd call; the same checks hold.
+TEST(LinalgEngines, LargeEighRunsOnTheEnginesThreadsWithTheSerialBits) {
+  const std::int64_t n = 520;  // 12 panels, then a tail of 136 columns for one LAPACK sytrd
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    const Tensor q = la::qr(random({n, n}, d, 57), e()).q;
+    const Tensor lambda = Tensor::linspace(-1.0, 2.0, n, opts(ta::real_dtype(d)));
+    Tensor a = mm(scale_cols(q, lambda), adj(q));
+    a = a.add(adj(a), e()).mul(ta::Scalar(0.5), e());  // exactly Hermitian
+    for (bool upper : {false, true}) {
+      SCOPED_TRACE(upper ? "upper" : "lower");
+      // The other triangle holds unrelated values, which must not change anything.
+      const Tensor junk = random({n, n}, d, 58).mul(ta::Scalar(1e3), e());
+      const Tensor given = upper ? a.triu(0, e()).add(junk.tril(-1, e()), e())
+                                 : a.tril(0, e()).add(junk.triu(1, e()), e());
+      const la::Eigh f = la::eigh(given, {.upper = upper}, e()), f3 = la::eigh(given, {.upper = upper}, parallel3());
+      EXPECT_EQ(values(f.eigenvalues), values(f3.eigenvalues));
+      EXPECT_EQ(values(f.eigenvectors), values(f3.eigenvectors));
+      const Tensor w = la::eigvalsh(given, {.upper = upper}, e());
+      EXPECT_EQ(values(w), values(la::eigvalsh(given, {.upper = upper}, parallel3())));
+      const double unit = static_cast<double>(n) * eps(d);
+      EXPECT_LT(max_diff(w, lambda) / unit, 2.0);
+      EXPECT_LT(max_diff(f.eigenvalues, lambda) / unit, 2.0);
+      const Tensor& v = f.eigenvectors;
+      EXPECT_LT(max_diff(mm(adj(v), v), eye_like(n, d)) / unit, 2.0);
+      EXPECT_LT(max_diff(mm(scale_cols(v, f.eigenvalues), adj(v)), a) / (max_abs(a) * unit), 2.0);
+    }
+  }
+}
+
+// syevd's scaling, kept by the blocked path: entries far outside [sqrt(min / eps), sqrt(max * eps)]
+// are scaled into it before the reduction (whose sums of squares would overflow or underflow)
+// and the eigenvalues scaled back.
+TEST(LinalgEngines, LargeEighOfHugeAndTinyEntries) {
+  const std::int64_t n = 400;
+  const Tensor q = la::qr(random({n, n}, DType::F64, 59), e()).q;
+  const Tensor lambda = Tensor::linspace(1.0, 2.0, n, opts(DType::F64));
+  const Tensor a = mm(scale_cols(q, lambda), adj(q));
+  for (double scale : {1e306, 1e-305}) {
+    SCOPED_TRACE(scale);
+    const Tensor s = a.mul(ta::Scalar(scale), e());
+    for (ta::Engine* engine : serial_and_parallel()) {
+      const Tensor w = la::eigvalsh(s, *engine).mul(ta::Scalar(1 / scale), e());
+      EXPECT_LT(max_diff(w, lambda), 1e-12);
+      const la::Eigh f = la::eigh(s, *engine);
+      EXPECT_LT(max_diff(f.eigenvalues.mul(ta::Scalar(1 / scale), e()), lambda), 1e-12);
+      EXPECT_LT(max_diff(mm(adj(f.eigenvectors), f.eigenvectors), eye_like(n, DType::F64)), 1e-12);
+    }
+  }
+}
+
 // det's rule for an exactly zero pivot, on the small-matrix kernels (F64: lane arithmetic; C128:
 // DetProduct per lane) and the reference engine: zero, not inf * 0.
 TEST(LinalgEngines, DetOfASingularMatrixIsZeroWhenThePivotProductOverflows) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cpu/lapack.hpp"
 #include "tensora/engine.hpp"
 
 namespace tensora::cpu {
@@ -49,6 +50,17 @@ int trtrs_on(Engine& engine, char uplo, char trans, char diag, int n, int nrhs, 
 // definite; 0: none). The other triangle is not referenced.
 template <class T>
 int potrf_on(Engine& engine, char uplo, int n, T* a, int lda);
+
+// heevd's contract (syevd for real T): the eigenvalues of the Hermitian a (its uplo triangle) in
+// w, ascending, and with jobz 'V' the eigenvectors in a's columns; the result LAPACK's info (no
+// convergence). Real matrices from 384 on reduce to tridiagonal form on the engine's threads
+// (blocked_tridiagonal.cpp, sytrd_on), complex ones and smaller ones are one LAPACK call.
+template <class T>
+int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, lapack::Real<T>* w);
+// sytrd's contract for real T and the lower triangle: a = Q tridiag(d, e) Q^T, Q's reflectors
+// below the subdiagonal and their scalars in tau.
+template <class T>
+void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau);
 
 // The number of slabs `columns` columns make, and the address of a(row, col).
 inline int slab_count(int columns) { return columns <= 0 ? 0 : (columns + kSlab - 1) / kSlab; }

@@ -22,17 +22,21 @@ using cd = std::complex<double>;
 using Len = std::size_t;  // a hidden CHARACTER length
 
 enum Routine {
-  Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, Larft, Larfb, kRoutines
+  Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, Larft, Larfb,
+  Gemv, Syr2k, Larfg, Sytrd, Sterf, Stedc, kRoutines
 };
 // Base names; real and complex differ for three (orgqr/ungqr, syevd/heevd, syrk/herk). trsm,
-// gemm and herk are the BLAS the LAPACK library itself calls (OpenBLAS has them;
-// liblapack.so.3 brings libblas).
+// gemm, herk, gemv and syr2k are the BLAS the LAPACK library itself calls (OpenBLAS has them;
+// liblapack.so.3 brings libblas). The pieces of the blocked tridiagonal reduction (gemv to
+// stedc) are wrapped for the real types only: nullptr, not loaded for complex ones.
 constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
                                                "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
-                                               "syrk",  "larft", "larfb"};
+                                               "syrk",  "larft", "larfb", "gemv",  "syr2k", "larfg",
+                                               "sytrd", "sterf", "stedc"};
 constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
                                                   "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
-                                                  "herk",  "larft", "larfb"};
+                                                  "herk",  "larft", "larfb", nullptr, nullptr, nullptr,
+                                                  nullptr, nullptr, nullptr};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -77,7 +81,9 @@ struct Library {
     threads.set(1);
     for (int r = 0; r < kRoutines; ++r)
       for (int t = 0; t < 4; ++t) {
-        const std::string symbol = std::string(1, kPrefix[t]) + (t < 2 ? kRealNames[r] : kComplexNames[r]) + "_";
+        const char* base = t < 2 ? kRealNames[r] : kComplexNames[r];
+        if (base == nullptr) continue;
+        const std::string symbol = std::string(1, kPrefix[t]) + base + "_";
         fn[r][t] = ::dlsym(handle, symbol.c_str());
         if (fn[r][t] == nullptr) {
           name = "none (" + name + " lacks " + symbol + ")";
@@ -289,6 +295,61 @@ void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int
 }
 
 template <class T>
+void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
+  const int inc = 1;
+  using F = void (*)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*,
+                     const T*, T*, const int*, Len);
+  routine<F, T>(Gemv)(&trans, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &inc, 1);
+}
+
+template <class T>
+void syr2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+  const char uplo = 'L', trans = 'N';
+  using F = void (*)(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*,
+                     const int*, const T*, T*, const int*, Len, Len);
+  routine<F, T>(Syr2k)(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+}
+
+template <class T>
+void larfg(int n, T* alpha, T* x, T* tau) {
+  const int inc = 1;
+  routine<void (*)(const int*, T*, T*, const int*, T*), T>(Larfg)(&n, alpha, x, &inc, tau);
+}
+
+template <class T>
+void sytrd(int n, T* a, int lda, T* d, T* e, T* tau) {
+  const char uplo = 'L';
+  using F = void (*)(const char*, const int*, T*, const int*, T*, T*, T*, T*, const int*, int*, Len);
+  int info = 0, lwork = -1;
+  T size{};
+  routine<F, T>(Sytrd)(&uplo, &n, a, &lda, d, e, tau, &size, &lwork, &info, 1);
+  lwork = query_size(size);
+  routine<F, T>(Sytrd)(&uplo, &n, a, &lda, d, e, tau, workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info,
+                       1);
+}
+
+template <class T>
+int sterf(int n, T* d, T* e) {
+  int info = 0;
+  routine<void (*)(const int*, T*, T*, int*), T>(Sterf)(&n, d, e, &info);
+  return info;
+}
+
+template <class T>
+int stedc(int n, T* d, T* e, T* z, int ldz) {
+  const char compz = 'I';
+  using F = void (*)(const char*, const int*, T*, T*, T*, const int*, T*, const int*, int*, const int*, int*, Len);
+  int info = 0, lwork = -1, liwork = -1, iwork_size = 0;
+  T size{};
+  routine<F, T>(Stedc)(&compz, &n, d, e, z, &ldz, &size, &lwork, &iwork_size, &liwork, &info, 1);
+  lwork = query_size(size);
+  liwork = iwork_size + 1;
+  routine<F, T>(Stedc)(&compz, &n, d, e, z, &ldz, workspace<T>(static_cast<std::size_t>(lwork)), &lwork,
+                       workspace<int>(static_cast<std::size_t>(liwork)), &liwork, &info, 1);
+  return info;
+}
+
+template <class T>
 int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::complex<Real<T>>* v, int ldv) {
   using R = Real<T>;
   const char jobvl = 'N';  // no left eigenvectors: vl is a one-element dummy
@@ -353,5 +414,15 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);
 TENSORA_LAPACK_TYPES(TENSORA_LAPACK_INSTANTIATE)
 #undef TENSORA_LAPACK_INSTANTIATE
+
+#define TENSORA_LAPACK_REAL_INSTANTIATE(T)                                      \
+  template void gemv<T>(char, int, int, T, const T*, int, const T*, int, T, T*); \
+  template void syr2k<T>(int, int, T, const T*, int, const T*, int, T, T*, int); \
+  template void larfg<T>(int, T*, T*, T*);                                      \
+  template void sytrd<T>(int, T*, int, T*, T*, T*);                             \
+  template int sterf<T>(int, T*, T*);                                           \
+  template int stedc<T>(int, T*, T*, T*, int);
+TENSORA_LAPACK_REAL_TYPES(TENSORA_LAPACK_REAL_INSTANTIATE)
+#undef TENSORA_LAPACK_REAL_INSTANTIATE
 
 }  // namespace tensora::cpu::lapack

@@ -169,7 +169,7 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
     }
     case Kind::Eigh: {
       Scratch<R> w(static_cast<std::size_t>(n));
-      const int info = n == 0 ? 0 : lapack::heevd(call.vectors ? 'V' : 'N', call.upper ? 'U' : 'L', in, buf, ld, w.data());
+      const int info = n == 0 ? 0 : heevd_on(engine, call.vectors ? 'V' : 'N', call.upper ? 'U' : 'L', in, buf, ld, w.data());
       MatrixBatch(outs[0], 1).scatter(i, w.data(), n);
       if (call.vectors) {
         linalg_detail::gauge_columns(buf, n, n, n);

@@ -1,0 +1,226 @@
+// The symmetric eigensolver of one large real matrix on the engine's threads
+// (cpu/blocked_factor.hpp): LAPACK's syevd, with the tridiagonal reduction (sytrd, nearly all of
+// the time for the eigenvalues alone) written here so that its two halves can be shared:
+//   - the panel (LAPACK's latrd, a column at a time): each column's product of the trailing
+//     matrix with its reflector, half of the reduction's work and bound by reading the matrix,
+//     is cut into column blocks fixed by the trailing size (cpu/symv_kernel.hpp), one task
+//     each, their partial sums added in block order;
+//   - the rank-2k update of the trailing matrix after each panel: slabs of kSlab columns, each
+//     a syr2k on its diagonal block and one gemm below it.
+// There is no look-ahead: the next panel's products read the whole updated trailing matrix.
+// The eigenvalues then come from sterf, the eigenvectors from stedc and Q applied to them
+// (ormtr) in slabs of columns. The pieces depend on n alone, so every engine makes the same
+// calls and gets the same bits.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "cpu/blocked_factor.hpp"
+#include "cpu/lapack.hpp"
+#include "cpu/scratch.hpp"
+#include "cpu/symv_kernel.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+// Columns per panel: LAPACK's block size for sytrd.
+constexpr int kTridiagonalPanel = 32;
+// The last columns, where the trailing matrix has at most this many, are one LAPACK sytrd call.
+constexpr int kTridiagonalTail = 128;
+// Below this order syevd / heevd is one LAPACK call (measured in docs/linalg.md, "Threads").
+constexpr int kTridiagonalMinBlocked = 384;
+// Entries of the trailing lower triangle per product block, and the most blocks.
+constexpr std::int64_t kSymvBlockEntries = std::int64_t{1} << 14;
+constexpr int kSymvMaxBlocks = 8;
+
+// The column blocks of the product with a p x p trailing matrix: starts[0 .. count], equal
+// shares of its lower triangle, each start a multiple of 4 (the kernel's column group).
+struct SymvSplit {
+  int count = 1;
+  std::int64_t starts[kSymvMaxBlocks + 1] = {};
+
+  explicit SymvSplit(std::int64_t p) {
+    count = static_cast<int>(std::clamp<std::int64_t>(p * (p + 1) / 2 / kSymvBlockEntries, 1, kSymvMaxBlocks));
+    for (int k = 1; k < count; ++k) {
+      const double start = static_cast<double>(p) * (1 - std::sqrt(1 - static_cast<double>(k) / count));
+      starts[k] = std::max(starts[k - 1], std::min(p, (static_cast<std::int64_t>(start) + 2) / 4 * 4));
+    }
+    starts[count] = p;
+  }
+};
+
+// out (p) = s v for the p x p trailing matrix s (lower triangle, leading dimension lds), one
+// task per block of the split, `partial` holding each block's rows (kSymvMaxBlocks x p).
+template <class T>
+void symv_on(Engine& engine, const T* s, int lds, std::int64_t p, const T* v, T* out, T* partial) {
+  const SymvSplit split(p);
+  if (split.count == 1) {
+    simd::symv_lower_columns(s, lds, p, 0, p, v, out);
+    return;
+  }
+  engine.parallel_for(split.count, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t k = begin; k < end; ++k)
+      simd::symv_lower_columns(s, lds, p, split.starts[k], split.starts[k + 1], v, partial + k * p);
+  });
+  std::copy(partial, partial + p, out);  // block 0 covers every row
+  for (int k = 1; k < split.count; ++k) {
+    const T* part = partial + k * p;
+    T* rows = out + split.starts[k];
+    for (std::int64_t r = 0, count = p - split.starts[k]; r < count; ++r) rows[r] += part[r];
+  }
+}
+
+// LAPACK's latrd for the lower triangle: reduces the first nb columns of the m x m matrix a,
+// leaving the reflectors below the subdiagonal (with a unit on it), their scalars in tau, the
+// subdiagonal in e, and w (m x nb, leading dimension m) such that the trailing matrix's update
+// is a22 - v w^T - w v^T.
+template <class T>
+void latrd(Engine& engine, int m, int nb, T* a, int lda, T* e, T* tau, T* w, T* partial) {
+  const auto at = [&](int r, int c) { return element_at(a, lda, r, c); };
+  const auto wt = [&](int r, int c) { return element_at(w, m, r, c); };
+  for (int c = 0; c < nb; ++c) {
+    if (c > 0) {  // this column's update by the panel's earlier ones
+      lapack::gemv('N', m - c, c, T(-1), at(c, 0), lda, wt(c, 0), m, T(1), at(c, c));  // rows of w and a
+      lapack::gemv('N', m - c, c, T(-1), wt(c, 0), m, at(c, 0), lda, T(1), at(c, c));
+    }
+    const int q = m - c - 1;  // the reflector's length (m > nb: at least 1)
+    lapack::larfg(q, at(c + 1, c), at(std::min(c + 2, m - 1), c), tau + c);
+    e[c] = *at(c + 1, c);
+    *at(c + 1, c) = T(1);
+    const T* v = at(c + 1, c);
+    T* wc = wt(c + 1, c);
+    symv_on(engine, at(c + 1, c + 1), lda, q, v, wc, partial);
+    if (c > 0) {  // w's column, less the panel's earlier columns' share (w's rows < c: scratch)
+      T* tmp = wt(0, c);
+      lapack::gemv('T', q, c, T(1), wt(c + 1, 0), m, v, 1, T(0), tmp);
+      lapack::gemv('N', q, c, T(-1), at(c + 1, 0), lda, tmp, 1, T(1), wc);
+      lapack::gemv('T', q, c, T(1), at(c + 1, 0), lda, v, 1, T(0), tmp);
+      lapack::gemv('N', q, c, T(-1), wt(c + 1, 0), m, tmp, 1, T(1), wc);
+    }
+    T dot = 0;
+    for (int r = 0; r < q; ++r) dot += (wc[r] *= tau[c]) * v[r];
+    const T alpha = T(-0.5) * tau[c] * dot;
+    for (int r = 0; r < q; ++r) wc[r] += alpha * v[r];
+  }
+}
+
+// c (n x n) = Q c for sytrd_on's Q (LAPACK's ormtr): Q = diag(1, H(0) ... H(n - 2)) with the
+// reflectors stored below a's subdiagonal, applied backward in blocks of kQBlock; each block's
+// triangular factor formed once (larft), then the columns of c in slabs, one task each.
+// (ormtr itself in slabs forms every factor again for every slab: at 1024 slabs of 128 took
+// 1.3x one call on one thread.)
+constexpr int kQBlock = 64;
+template <class T>
+void apply_q(Engine& engine, int n, const T* a, int lda, const T* tau, T* c, int ldc) {
+  const int m = n - 1, blocks = (m + kQBlock - 1) / kQBlock;  // m reflectors of order m
+  if (m <= 0) return;
+  const T* v = element_at(a, lda, 1, 0);
+  Scratch<T> factors(static_cast<std::size_t>(blocks) * kQBlock * kQBlock);
+  engine.parallel_for(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t b = begin; b < end; ++b) {
+      const int s = static_cast<int>(b) * kQBlock, kb = std::min(kQBlock, m - s);
+      lapack::larft(m - s, kb, element_at(v, lda, s, s), lda, tau + s, factors.data() + b * kQBlock * kQBlock, kb);
+    }
+  });
+  for_each_slab(engine, 0, n, [&](int c0, int w) {
+    for (int b = blocks - 1; b >= 0; --b) {
+      const int s = b * kQBlock, kb = std::min(kQBlock, m - s);
+      lapack::larfb('N', m - s, w, kb, element_at(v, lda, s, s), lda,
+                    factors.data() + static_cast<std::int64_t>(b) * kQBlock * kQBlock, kb,
+                    element_at(c, ldc, 1 + s, c0), ldc);
+    }
+  });
+}
+
+}  // namespace
+
+template <class T>
+void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau) {
+  constexpr int nb = kTridiagonalPanel;
+  Scratch<T> w(static_cast<std::size_t>(n) * 3 * nb);  // latrd's w, then [w v w] for the update
+  Scratch<T> partial(static_cast<std::size_t>(n) * kSymvMaxBlocks);
+  int i = 0;
+  for (; n - i > std::max(kTridiagonalTail, nb); i += nb) {
+    const int m = n - i, t = m - nb;  // the panel's rows, the trailing matrix's order
+    T* panel = element_at(a, lda, i, i);
+    latrd(engine, m, nb, panel, lda, e + i, tau + i, w.data(), partial.data());
+    // z = [w v w] (rows nb .. m): the update a22 -= v w^T + w v^T is [v w] [w v]^T.
+    T* z = w.data();
+    for (int c = 0; c < nb; ++c) {
+      std::copy(element_at(panel, lda, nb, c), element_at(panel, lda, m, c), element_at(z, m, nb, nb + c));
+      std::copy(element_at(z, m, nb, c), element_at(z, m, m, c), element_at(z, m, nb, 2 * nb + c));
+    }
+    T* a22 = element_at(panel, lda, nb, nb);
+    const T* vw = element_at(z, m, nb, nb);  // [v w], row 0 = the trailing matrix's row 0
+    const T* wv = element_at(z, m, nb, 0);   // [w v]
+    for_each_slab(engine, 0, t, [&](int c0, int cw) {
+      lapack::syr2k(cw, nb, T(-1), vw + c0, m, wv + c0, m, T(1), element_at(a22, lda, c0, c0), lda);
+      if (t - c0 - cw > 0)
+        lapack::gemm('N', 'T', t - c0 - cw, cw, 2 * nb, T(-1), vw + c0 + cw, m, wv + c0, m, T(1),
+                     element_at(a22, lda, c0 + cw, c0), lda);
+    });
+    for (int c = 0; c < nb; ++c) {
+      *element_at(panel, lda, c + 1, c) = e[i + c];
+      d[i + c] = *element_at(panel, lda, c, c);
+    }
+  }
+  lapack::sytrd(n - i, element_at(a, lda, i, i), lda, d + i, e + i, tau + i);
+}
+
+template <class T>
+int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, lapack::Real<T>* w) {
+  if constexpr (!std::is_same_v<T, lapack::Real<T>>) {
+    return lapack::heevd(jobz, uplo, n, a, lda, w);
+  } else {
+    if (n < kTridiagonalMinBlocked) return lapack::heevd(jobz, uplo, n, a, lda, w);
+    // The upper triangle mirrored into the lower one, in tiles (a transpose).
+    if (uplo == 'U') {
+      constexpr int kTile = 64;
+      for (int c0 = 0; c0 < n; c0 += kTile)
+        for (int r0 = 0; r0 <= c0; r0 += kTile)
+          for (int c = c0; c < std::min(n, c0 + kTile); ++c)
+            for (int r = r0; r < std::min(c, r0 + kTile); ++r) *element_at(a, lda, c, r) = *element_at(a, lda, r, c);
+    }
+    // syevd's scaling: a matrix whose largest entry is outside [rmin, rmax] is scaled into it
+    // first (the reduction's sums of squares neither overflow nor underflow) and the
+    // eigenvalues scaled back.
+    const T eps = std::numeric_limits<T>::epsilon(), smallest = std::numeric_limits<T>::min() / eps;
+    const T rmin = std::sqrt(smallest), rmax = std::sqrt(1 / smallest);
+    T norm = 0;
+    for (int c = 0; c < n; ++c)
+      for (int r = c; r < n; ++r) norm = std::max(norm, std::abs(*element_at(a, lda, r, c)));
+    const T sigma = norm > 0 && norm < rmin ? rmin / norm : norm > rmax ? rmax / norm : T(1);
+    if (sigma != 1)
+      for (int c = 0; c < n; ++c)
+        for (int r = c; r < n; ++r) *element_at(a, lda, r, c) *= sigma;
+    Scratch<T> e(static_cast<std::size_t>(n)), tau(static_cast<std::size_t>(n));
+    sytrd_on(engine, n, a, lda, w, e.data(), tau.data());
+    int info = 0;
+    if (jobz == 'N') {
+      info = lapack::sterf(n, w, e.data());
+    } else {
+      Scratch<T> z(static_cast<std::size_t>(n) * n);
+      info = lapack::stedc(n, w, e.data(), z.data(), n);
+      if (info == 0) {
+        apply_q(engine, n, a, lda, tau.data(), z.data(), n);
+        for (int c = 0; c < n; ++c) std::copy(element_at(z.data(), n, 0, c), element_at(z.data(), n, n, c), element_at(a, lda, 0, c));
+      }
+    }
+    if (sigma != 1)
+      for (int k = 0; k < n; ++k) w[k] /= sigma;
+    return info;
+  }
+}
+
+#define TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE(T) \
+  template int heevd_on<T>(Engine&, char, char, int, T*, int, lapack::Real<T>*);
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE)
+#undef TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE
+#define TENSORA_SYTRD_INSTANTIATE(T) template void sytrd_on<T>(Engine&, int, T*, int, T*, T*, T*);
+TENSORA_LAPACK_REAL_TYPES(TENSORA_SYTRD_INSTANTIATE)
+#undef TENSORA_SYTRD_INSTANTIATE
+
+}  // namespace tensora::cpu
