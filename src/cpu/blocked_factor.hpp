@@ -53,14 +53,14 @@ int potrf_on(Engine& engine, char uplo, int n, T* a, int lda);
 
 // heevd's contract (syevd for real T): the eigenvalues of the Hermitian a (its uplo triangle) in
 // w, ascending, and with jobz 'V' the eigenvectors in a's columns; the result LAPACK's info (no
-// convergence). Real matrices from 384 on reduce to tridiagonal form on the engine's threads
-// (blocked_tridiagonal.cpp, sytrd_on), complex ones and smaller ones are one LAPACK call.
+// convergence). From order 256 the tridiagonal reduction runs on the engine's threads
+// (blocked_tridiagonal.cpp, sytrd_on); smaller matrices are one LAPACK call.
 template <class T>
 int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, lapack::Real<T>* w);
-// sytrd's contract for real T and the lower triangle: a = Q tridiag(d, e) Q^T, Q's reflectors
-// below the subdiagonal and their scalars in tau.
+// hetrd's contract (sytrd for real T) for the lower triangle: a = Q tridiag(d, e) Q^H with real
+// d and e, Q's reflectors below the subdiagonal and their scalars in tau.
 template <class T>
-void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau);
+void sytrd_on(Engine& engine, int n, T* a, int lda, lapack::Real<T>* d, lapack::Real<T>* e, T* tau);
 
 // The number of slabs `columns` columns make, and the address of a(row, col).
 inline int slab_count(int columns) { return columns <= 0 ? 0 : (columns + kSlab - 1) / kSlab; }

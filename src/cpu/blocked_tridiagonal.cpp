@@ -1,18 +1,21 @@
-// The symmetric eigensolver of one large real matrix on the engine's threads
-// (cpu/blocked_factor.hpp): LAPACK's syevd, with the tridiagonal reduction (sytrd, nearly all of
-// the time for the eigenvalues alone) written here so that its two halves can be shared:
+// The Hermitian (real: symmetric) eigensolver of one large matrix on the engine's threads
+// (cpu/blocked_factor.hpp): LAPACK's heevd / syevd, with the tridiagonal reduction (hetrd /
+// sytrd, nearly all of the time for the eigenvalues alone) written here so that its two halves
+// can be shared:
 //   - the panel (LAPACK's latrd, a column at a time): each column's product of the trailing
 //     matrix with its reflector, half of the reduction's work and bound by reading the matrix,
 //     is cut into column blocks fixed by the trailing size (cpu/symv_kernel.hpp), one task
 //     each, their partial sums added in block order;
 //   - the rank-2k update of the trailing matrix after each panel: slabs of kSlab columns, each
-//     a syr2k on its diagonal block and one gemm below it.
+//     a her2k (syr2k) on its diagonal block and one gemm below it.
 // There is no look-ahead: the next panel's products read the whole updated trailing matrix.
-// The eigenvalues then come from sterf, the eigenvectors from stedc and Q applied to them
-// (ormtr) in slabs of columns. The pieces depend on n alone, so every engine makes the same
-// calls and gets the same bits.
+// The eigenvalues then come from sterf, the eigenvectors from stedc (both on the real
+// tridiagonal matrix) and Q applied to them (ormtr / unmtr) in slabs of columns. The pieces
+// depend on n alone, so every engine makes the same calls and gets the same bits.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -26,12 +29,29 @@ namespace tensora::cpu {
 
 namespace {
 
+template <class T>
+using Real = lapack::Real<T>;
+template <class T>
+constexpr bool kComplex = !std::is_same_v<T, Real<T>>;
+template <class T>
+T conj_of(T x) {
+  if constexpr (kComplex<T>) return std::conj(x);
+  else return x;
+}
+template <class T>
+Real<T> real_of(T x) {
+  if constexpr (kComplex<T>) return x.real();
+  else return x;
+}
+
 // Columns per panel: LAPACK's block size for sytrd.
 constexpr int kTridiagonalPanel = 32;
 // The last columns, where the trailing matrix has at most this many, are one LAPACK sytrd call.
 constexpr int kTridiagonalTail = 128;
-// Below this order syevd / heevd is one LAPACK call (measured in docs/linalg.md, "Threads").
-constexpr int kTridiagonalMinBlocked = 384;
+// Below this order syevd / heevd is one LAPACK call. At 256 the blocked form took 1.00-1.03x
+// dsyevd's time for the eigenvalues on one thread and 0.77-0.80x zheevd's (docs/linalg.md,
+// "Threads"); below it the two are level for real matrices.
+constexpr int kTridiagonalMinBlocked = 256;
 // Entries of the trailing lower triangle per product block, and the most blocks.
 constexpr std::int64_t kSymvBlockEntries = std::int64_t{1} << 14;
 constexpr int kSymvMaxBlocks = 8;
@@ -73,41 +93,49 @@ void symv_on(Engine& engine, const T* s, int lds, std::int64_t p, const T* v, T*
   }
 }
 
-// LAPACK's latrd for the lower triangle: reduces the first nb columns of the m x m matrix a,
-// leaving the reflectors below the subdiagonal (with a unit on it), their scalars in tau, the
-// subdiagonal in e, and w (m x nb, leading dimension m) such that the trailing matrix's update
-// is a22 - v w^T - w v^T.
+// LAPACK's latrd (latrd / zlatrd) for the lower triangle: reduces the first nb columns of the
+// m x m matrix a, leaving the reflectors below the subdiagonal (with a unit on it), their
+// scalars in tau, the real subdiagonal in e, and w (m x nb, leading dimension m) such that the
+// trailing matrix's update is a22 - v w^H - w v^H.
 template <class T>
-void latrd(Engine& engine, int m, int nb, T* a, int lda, T* e, T* tau, T* w, T* partial) {
+void latrd(Engine& engine, int m, int nb, T* a, int lda, Real<T>* e, T* tau, T* w, T* partial) {
   const auto at = [&](int r, int c) { return element_at(a, lda, r, c); };
   const auto wt = [&](int r, int c) { return element_at(w, m, r, c); };
+  std::array<T, kTridiagonalPanel> row{};  // a row of w or a, conjugated (LAPACK's lacgv)
+  const auto conj_row = [&](const T* p, int ld, int count) {
+    for (int k = 0; k < count; ++k) row[static_cast<std::size_t>(k)] = conj_of(p[k * ld]);
+    return row.data();
+  };
   for (int c = 0; c < nb; ++c) {
-    if (c > 0) {  // this column's update by the panel's earlier ones
-      lapack::gemv('N', m - c, c, T(-1), at(c, 0), lda, wt(c, 0), m, T(1), at(c, c));  // rows of w and a
-      lapack::gemv('N', m - c, c, T(-1), wt(c, 0), m, at(c, 0), lda, T(1), at(c, c));
+    // This column's update by the panel's earlier ones; a Hermitian diagonal entry is real.
+    *at(c, c) = real_of(*at(c, c));
+    if (c > 0) {
+      lapack::gemv('N', m - c, c, T(-1), at(c, 0), lda, conj_row(wt(c, 0), m, c), 1, T(1), at(c, c));
+      lapack::gemv('N', m - c, c, T(-1), wt(c, 0), m, conj_row(at(c, 0), lda, c), 1, T(1), at(c, c));
+      *at(c, c) = real_of(*at(c, c));
     }
     const int q = m - c - 1;  // the reflector's length (m > nb: at least 1)
     lapack::larfg(q, at(c + 1, c), at(std::min(c + 2, m - 1), c), tau + c);
-    e[c] = *at(c + 1, c);
+    e[c] = real_of(*at(c + 1, c));
     *at(c + 1, c) = T(1);
     const T* v = at(c + 1, c);
     T* wc = wt(c + 1, c);
     symv_on(engine, at(c + 1, c + 1), lda, q, v, wc, partial);
     if (c > 0) {  // w's column, less the panel's earlier columns' share (w's rows < c: scratch)
       T* tmp = wt(0, c);
-      lapack::gemv('T', q, c, T(1), wt(c + 1, 0), m, v, 1, T(0), tmp);
+      lapack::gemv('C', q, c, T(1), wt(c + 1, 0), m, v, 1, T(0), tmp);
       lapack::gemv('N', q, c, T(-1), at(c + 1, 0), lda, tmp, 1, T(1), wc);
-      lapack::gemv('T', q, c, T(1), at(c + 1, 0), lda, v, 1, T(0), tmp);
+      lapack::gemv('C', q, c, T(1), at(c + 1, 0), lda, v, 1, T(0), tmp);
       lapack::gemv('N', q, c, T(-1), wt(c + 1, 0), m, tmp, 1, T(1), wc);
     }
-    T dot = 0;
-    for (int r = 0; r < q; ++r) dot += (wc[r] *= tau[c]) * v[r];
-    const T alpha = T(-0.5) * tau[c] * dot;
+    T dot = 0;  // w^H v
+    for (int r = 0; r < q; ++r) dot += conj_of(wc[r] *= tau[c]) * v[r];
+    const T alpha = Real<T>(-0.5) * tau[c] * dot;
     for (int r = 0; r < q; ++r) wc[r] += alpha * v[r];
   }
 }
 
-// c (n x n) = Q c for sytrd_on's Q (LAPACK's ormtr): Q = diag(1, H(0) ... H(n - 2)) with the
+// c (n x n) = Q c for sytrd_on's Q (LAPACK's ormtr / unmtr): Q = diag(1, H(0) ... H(n - 2)) with the
 // reflectors stored below a's subdiagonal, applied backward in blocks of kQBlock; each block's
 // triangular factor formed once (larft), then the columns of c in slabs, one task each.
 // (ormtr itself in slabs forms every factor again for every slab: at 1024 slabs of 128 took
@@ -138,7 +166,7 @@ void apply_q(Engine& engine, int n, const T* a, int lda, const T* tau, T* c, int
 }  // namespace
 
 template <class T>
-void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau) {
+void sytrd_on(Engine& engine, int n, T* a, int lda, Real<T>* d, Real<T>* e, T* tau) {
   constexpr int nb = kTridiagonalPanel;
   Scratch<T> w(static_cast<std::size_t>(n) * 3 * nb);  // latrd's w, then [w v w] for the update
   Scratch<T> partial(static_cast<std::size_t>(n) * kSymvMaxBlocks);
@@ -147,7 +175,7 @@ void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau) {
     const int m = n - i, t = m - nb;  // the panel's rows, the trailing matrix's order
     T* panel = element_at(a, lda, i, i);
     latrd(engine, m, nb, panel, lda, e + i, tau + i, w.data(), partial.data());
-    // z = [w v w] (rows nb .. m): the update a22 -= v w^T + w v^T is [v w] [w v]^T.
+    // z = [w v w] (rows nb .. m): the update a22 -= v w^H + w v^H is [v w] [w v]^H.
     T* z = w.data();
     for (int c = 0; c < nb; ++c) {
       std::copy(element_at(panel, lda, nb, c), element_at(panel, lda, m, c), element_at(z, m, nb, nb + c));
@@ -157,70 +185,87 @@ void sytrd_on(Engine& engine, int n, T* a, int lda, T* d, T* e, T* tau) {
     const T* vw = element_at(z, m, nb, nb);  // [v w], row 0 = the trailing matrix's row 0
     const T* wv = element_at(z, m, nb, 0);   // [w v]
     for_each_slab(engine, 0, t, [&](int c0, int cw) {
-      lapack::syr2k(cw, nb, T(-1), vw + c0, m, wv + c0, m, T(1), element_at(a22, lda, c0, c0), lda);
+      lapack::her2k(cw, nb, T(-1), vw + c0, m, wv + c0, m, Real<T>(1), element_at(a22, lda, c0, c0), lda);
       if (t - c0 - cw > 0)
-        lapack::gemm('N', 'T', t - c0 - cw, cw, 2 * nb, T(-1), vw + c0 + cw, m, wv + c0, m, T(1),
+        lapack::gemm('N', 'C', t - c0 - cw, cw, 2 * nb, T(-1), vw + c0 + cw, m, wv + c0, m, T(1),
                      element_at(a22, lda, c0 + cw, c0), lda);
     });
     for (int c = 0; c < nb; ++c) {
       *element_at(panel, lda, c + 1, c) = e[i + c];
-      d[i + c] = *element_at(panel, lda, c, c);
+      d[i + c] = real_of(*element_at(panel, lda, c, c));
     }
   }
-  lapack::sytrd(n - i, element_at(a, lda, i, i), lda, d + i, e + i, tau + i);
+  lapack::hetrd(n - i, element_at(a, lda, i, i), lda, d + i, e + i, tau + i);
 }
 
 template <class T>
-int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, lapack::Real<T>* w) {
-  if constexpr (!std::is_same_v<T, lapack::Real<T>>) {
-    return lapack::heevd(jobz, uplo, n, a, lda, w);
-  } else {
-    if (n < kTridiagonalMinBlocked) return lapack::heevd(jobz, uplo, n, a, lda, w);
-    // The upper triangle mirrored into the lower one, in tiles (a transpose).
-    if (uplo == 'U') {
-      constexpr int kTile = 64;
-      for (int c0 = 0; c0 < n; c0 += kTile)
-        for (int r0 = 0; r0 <= c0; r0 += kTile)
-          for (int c = c0; c < std::min(n, c0 + kTile); ++c)
-            for (int r = r0; r < std::min(c, r0 + kTile); ++r) *element_at(a, lda, c, r) = *element_at(a, lda, r, c);
+int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, Real<T>* w) {
+  using R = Real<T>;
+  if (n < kTridiagonalMinBlocked) return lapack::heevd(jobz, uplo, n, a, lda, w);
+  // The upper triangle mirrored into the lower one, in tiles (a conjugate transpose).
+  if (uplo == 'U') {
+    constexpr int kTile = 64;
+    for (int c0 = 0; c0 < n; c0 += kTile)
+      for (int r0 = 0; r0 <= c0; r0 += kTile)
+        for (int c = c0; c < std::min(n, c0 + kTile); ++c)
+          for (int r = r0; r < std::min(c, r0 + kTile); ++r)
+            *element_at(a, lda, c, r) = conj_of(*element_at(a, lda, r, c));
+  }
+  // syevd's scaling: a matrix whose largest entry is outside [rmin, rmax] is scaled into it
+  // first (the reduction's sums of squares neither overflow nor underflow) and the
+  // eigenvalues scaled back. A complex entry's size is its larger part here (within sqrt(2) of
+  // its modulus, without a hypot per entry).
+  const R eps = std::numeric_limits<R>::epsilon(), smallest = std::numeric_limits<R>::min() / eps;
+  const R rmin = std::sqrt(smallest), rmax = std::sqrt(1 / smallest);
+  R norm = 0;
+  for (int c = 0; c < n; ++c)
+    for (int r = c; r < n; ++r) {
+      const T x = *element_at(a, lda, r, c);
+      if constexpr (kComplex<T>) norm = std::max({norm, std::abs(x.real()), std::abs(x.imag())});
+      else norm = std::max(norm, std::abs(x));
     }
-    // syevd's scaling: a matrix whose largest entry is outside [rmin, rmax] is scaled into it
-    // first (the reduction's sums of squares neither overflow nor underflow) and the
-    // eigenvalues scaled back.
-    const T eps = std::numeric_limits<T>::epsilon(), smallest = std::numeric_limits<T>::min() / eps;
-    const T rmin = std::sqrt(smallest), rmax = std::sqrt(1 / smallest);
-    T norm = 0;
+  const R sigma = norm > 0 && norm < rmin ? rmin / norm : norm > rmax ? rmax / norm : R(1);
+  if (sigma != 1)
     for (int c = 0; c < n; ++c)
-      for (int r = c; r < n; ++r) norm = std::max(norm, std::abs(*element_at(a, lda, r, c)));
-    const T sigma = norm > 0 && norm < rmin ? rmin / norm : norm > rmax ? rmax / norm : T(1);
-    if (sigma != 1)
-      for (int c = 0; c < n; ++c)
-        for (int r = c; r < n; ++r) *element_at(a, lda, r, c) *= sigma;
-    Scratch<T> e(static_cast<std::size_t>(n)), tau(static_cast<std::size_t>(n));
-    sytrd_on(engine, n, a, lda, w, e.data(), tau.data());
-    int info = 0;
-    if (jobz == 'N') {
-      info = lapack::sterf(n, w, e.data());
-    } else {
-      Scratch<T> z(static_cast<std::size_t>(n) * n);
-      info = lapack::stedc(n, w, e.data(), z.data(), n);
-      if (info == 0) {
-        apply_q(engine, n, a, lda, tau.data(), z.data(), n);
-        for (int c = 0; c < n; ++c) std::copy(element_at(z.data(), n, 0, c), element_at(z.data(), n, n, c), element_at(a, lda, 0, c));
+      for (int r = c; r < n; ++r) *element_at(a, lda, r, c) *= sigma;
+  Scratch<R> e(static_cast<std::size_t>(n));
+  Scratch<T> tau(static_cast<std::size_t>(n));
+  sytrd_on(engine, n, a, lda, w, e.data(), tau.data());
+  int info = 0;
+  if (jobz == 'N') {
+    info = lapack::sterf(n, w, e.data());
+  } else {
+    // The tridiagonal matrix's eigenvectors are real; Q turns them into a's.
+    Scratch<R> z(static_cast<std::size_t>(n) * n);
+    info = lapack::stedc(n, w, e.data(), z.data(), n);
+    if (info == 0) {
+      // Q applies in place of the vectors (complex: a complex copy of them), then into a.
+      const auto finish = [&](T* vectors) {
+        apply_q(engine, n, a, lda, tau.data(), vectors, n);
+        for (int c = 0; c < n; ++c)
+          std::copy(element_at(vectors, n, 0, c), element_at(vectors, n, n, c), element_at(a, lda, 0, c));
+      };
+      if constexpr (kComplex<T>) {
+        Scratch<T> vectors(static_cast<std::size_t>(n) * n);
+        std::copy(z.begin(), z.end(), vectors.begin());
+        finish(vectors.data());
+      } else {
+        finish(z.data());
       }
     }
-    if (sigma != 1)
-      for (int k = 0; k < n; ++k) w[k] /= sigma;
-    return info;
   }
+  if (sigma != 1)
+    for (int k = 0; k < n; ++k) w[k] /= sigma;
+  return info;
 }
 
 #define TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE(T) \
   template int heevd_on<T>(Engine&, char, char, int, T*, int, lapack::Real<T>*);
 TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE)
 #undef TENSORA_BLOCKED_TRIDIAGONAL_INSTANTIATE
-#define TENSORA_SYTRD_INSTANTIATE(T) template void sytrd_on<T>(Engine&, int, T*, int, T*, T*, T*);
-TENSORA_LAPACK_REAL_TYPES(TENSORA_SYTRD_INSTANTIATE)
+#define TENSORA_SYTRD_INSTANTIATE(T) \
+  template void sytrd_on<T>(Engine&, int, T*, int, lapack::Real<T>*, lapack::Real<T>*, T*);
+TENSORA_LAPACK_TYPES(TENSORA_SYTRD_INSTANTIATE)
 #undef TENSORA_SYTRD_INSTANTIATE
 
 }  // namespace tensora::cpu

@@ -23,20 +23,21 @@ using Len = std::size_t;  // a hidden CHARACTER length
 
 enum Routine {
   Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, Larft, Larfb,
-  Gemv, Syr2k, Larfg, Sytrd, Sterf, Stedc, kRoutines
+  Gemv, Her2k, Larfg, Hetrd, Sterf, Stedc, kRoutines
 };
-// Base names; real and complex differ for three (orgqr/ungqr, syevd/heevd, syrk/herk). trsm,
-// gemm, herk, gemv and syr2k are the BLAS the LAPACK library itself calls (OpenBLAS has them;
-// liblapack.so.3 brings libblas). The pieces of the blocked tridiagonal reduction (gemv to
-// stedc) are wrapped for the real types only: nullptr, not loaded for complex ones.
+// Base names; real and complex differ for five (orgqr/ungqr, syevd/heevd, syrk/herk,
+// syr2k/her2k, sytrd/hetrd). trsm, gemm, herk, gemv and her2k are the BLAS the LAPACK library
+// itself calls (OpenBLAS has them; liblapack.so.3 brings libblas). sterf and stedc exist for
+// real types only (nullptr: not loaded under a complex prefix); complex callers use the real
+// precision's.
 constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
                                                "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
                                                "syrk",  "larft", "larfb", "gemv",  "syr2k", "larfg",
                                                "sytrd", "sterf", "stedc"};
 constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
                                                   "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
-                                                  "herk",  "larft", "larfb", nullptr, nullptr, nullptr,
-                                                  nullptr, nullptr, nullptr};
+                                                  "herk",  "larft", "larfb", "gemv",  "her2k", "larfg",
+                                                  "hetrd", nullptr, nullptr};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -297,17 +298,20 @@ void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int
 template <class T>
 void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
   const int inc = 1;
+  if (trans == 'C' && std::is_same_v<T, Real<T>>) trans = 'T';
   using F = void (*)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*,
                      const T*, T*, const int*, Len);
   routine<F, T>(Gemv)(&trans, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &inc, 1);
 }
 
 template <class T>
-void syr2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc) {
+void her2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, Real<T> beta, T* c, int ldc) {
   const char uplo = 'L', trans = 'N';
+  using B = std::conditional_t<std::is_same_v<T, Real<T>>, T, Real<T>>;  // syr2k's beta is a T, her2k's real
   using F = void (*)(const char*, const char*, const int*, const int*, const T*, const T*, const int*, const T*,
-                     const int*, const T*, T*, const int*, Len, Len);
-  routine<F, T>(Syr2k)(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &beta, c, &ldc, 1, 1);
+                     const int*, const B*, T*, const int*, Len, Len);
+  const B b_beta = beta;
+  routine<F, T>(Her2k)(&uplo, &trans, &n, &k, &alpha, a, &lda, b, &ldb, &b_beta, c, &ldc, 1, 1);
 }
 
 template <class T>
@@ -317,14 +321,14 @@ void larfg(int n, T* alpha, T* x, T* tau) {
 }
 
 template <class T>
-void sytrd(int n, T* a, int lda, T* d, T* e, T* tau) {
+void hetrd(int n, T* a, int lda, Real<T>* d, Real<T>* e, T* tau) {
   const char uplo = 'L';
-  using F = void (*)(const char*, const int*, T*, const int*, T*, T*, T*, T*, const int*, int*, Len);
+  using F = void (*)(const char*, const int*, T*, const int*, Real<T>*, Real<T>*, T*, T*, const int*, int*, Len);
   int info = 0, lwork = -1;
   T size{};
-  routine<F, T>(Sytrd)(&uplo, &n, a, &lda, d, e, tau, &size, &lwork, &info, 1);
+  routine<F, T>(Hetrd)(&uplo, &n, a, &lda, d, e, tau, &size, &lwork, &info, 1);
   lwork = query_size(size);
-  routine<F, T>(Sytrd)(&uplo, &n, a, &lda, d, e, tau, workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info,
+  routine<F, T>(Hetrd)(&uplo, &n, a, &lda, d, e, tau, workspace<T>(static_cast<std::size_t>(lwork)), &lwork, &info,
                        1);
 }
 
@@ -411,16 +415,16 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template void gemm<T>(char, char, int, int, int, T, const T*, int, const T*, int, T, T*, int);        \
   template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);              \
   template void larft<T>(int, int, const T*, int, const T*, T*, int);                                  \
-  template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);
+  template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);                  \
+  template void gemv<T>(char, int, int, T, const T*, int, const T*, int, T, T*);                       \
+  template void her2k<T>(int, int, T, const T*, int, const T*, int, Real<T>, T*, int);                 \
+  template void larfg<T>(int, T*, T*, T*);                                                             \
+  template void hetrd<T>(int, T*, int, Real<T>*, Real<T>*, T*);
 TENSORA_LAPACK_TYPES(TENSORA_LAPACK_INSTANTIATE)
 #undef TENSORA_LAPACK_INSTANTIATE
 
-#define TENSORA_LAPACK_REAL_INSTANTIATE(T)                                      \
-  template void gemv<T>(char, int, int, T, const T*, int, const T*, int, T, T*); \
-  template void syr2k<T>(int, int, T, const T*, int, const T*, int, T, T*, int); \
-  template void larfg<T>(int, T*, T*, T*);                                      \
-  template void sytrd<T>(int, T*, int, T*, T*, T*);                             \
-  template int sterf<T>(int, T*, T*);                                           \
+#define TENSORA_LAPACK_REAL_INSTANTIATE(T)    \
+  template int sterf<T>(int, T*, T*);         \
   template int stedc<T>(int, T*, T*, T*, int);
 TENSORA_LAPACK_REAL_TYPES(TENSORA_LAPACK_REAL_INSTANTIATE)
 #undef TENSORA_LAPACK_REAL_INSTANTIATE

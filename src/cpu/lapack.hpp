@@ -27,7 +27,7 @@ using Real = typename RealOf<T>::type;
 // M(T) for each element type LAPACK has: the explicit instantiations of the wrappers and of
 // the code built on them.
 #define TENSORA_LAPACK_TYPES(M) M(float) M(double) M(std::complex<float>) M(std::complex<double>)
-// The real ones: the pieces of the blocked tridiagonal reduction (below) have no complex wrappers.
+// The real ones: sterf and stedc (below) have no complex forms.
 #define TENSORA_LAPACK_REAL_TYPES(M) M(float) M(double)
 
 // e.g. "OpenBLAS 0.3.21 (SkylakeX)", "/usr/lib/x86_64-linux-gnu/liblapack.so.3", or "none".
@@ -80,21 +80,22 @@ void larft(int n, int k, const T* v, int ldv, const T* tau, T* t, int ldt);
 template <class T>
 void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int ldt, T* c, int ldc);
 
-// The pieces of the blocked tridiagonal reduction (cpu/blocked_tridiagonal.cpp), real T only,
-// every matrix the lower triangle: gemv is y = alpha op(a) x + beta y (x's stride incx); syr2k the
-// lower triangle of c = alpha (a b^T + b a^T) + beta c; larfg makes the reflector H with
-// H [alpha; x] = [beta; 0] (beta into alpha, v's tail into x); sytrd reduces a symmetric a to
-// tridiagonal d, e (reflectors below the subdiagonal, scalars in tau); sterf gives the
-// eigenvalues of (d, e) in d (ascending; the info of syevd's "no convergence"); stedc also its
-// eigenvectors into z (divide and conquer).
+// The pieces of the blocked tridiagonal reduction (cpu/blocked_tridiagonal.cpp), every matrix
+// its lower triangle: gemv is y = alpha op(a) x + beta y (x's stride incx; trans 'N', 'T' or
+// 'C'); her2k (syr2k for real T) the lower triangle of c = alpha a b^H + conj(alpha) b a^H +
+// beta c; larfg makes the reflector H with H^H [alpha; x] = [beta; 0], beta real (into alpha,
+// v's tail into x); hetrd (sytrd) reduces a Hermitian a to real tridiagonal d, e (reflectors
+// below the subdiagonal, scalars in tau). sterf (real T only) gives the eigenvalues of (d, e)
+// in d (ascending; the info of syevd's "no convergence"), stedc also its eigenvectors into z
+// (divide and conquer).
 template <class T>
 void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y);
 template <class T>
-void syr2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c, int ldc);
+void her2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, Real<T> beta, T* c, int ldc);
 template <class T>
 void larfg(int n, T* alpha, T* x, T* tau);
 template <class T>
-void sytrd(int n, T* a, int lda, T* d, T* e, T* tau);
+void hetrd(int n, T* a, int lda, Real<T>* d, Real<T>* e, T* tau);
 template <class T>
 int sterf(int n, T* d, T* e);
 template <class T>
