@@ -818,7 +818,7 @@ TEST(LinalgEngines, LargeCholeskyRunsOnTheEnginesThreadsWithTheSerialBits) {
     }
 }
 
-// One Hermitian matrix of order 384 or more: the tridiagonal reduction in panels of 32
+// One Hermitian matrix of order 256 or more: the tridiagonal reduction in panels of 32
 // columns, each column's product with the trailing matrix cut into column blocks and the
 // trailing updates into slabs, then Q applied to the eigenvectors in slabs
 // (cpu/blocked_tridiagonal.cpp). Both engines make the same calls, so the bits agree; a known
