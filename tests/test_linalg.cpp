@@ -853,6 +853,23 @@ TEST(LinalgEngines, LargeEighRunsOnTheEnginesThreadsWithTheSerialBits) {
   }
 }
 
+// A stack of such matrices: the engine's threads split the stack, each matrix's blocked pieces
+// then run on its task's thread, and every matrix gets the bits it gets alone.
+TEST(LinalgEngines, StackOfLargeEighMatricesGivesEachItsOwnBits) {
+  const std::int64_t n = 260;  // the smallest blocked orders: 4 panels, then the tail
+  const Tensor x = random({2, n, n}, DType::C128, 60);
+  const Tensor a = x.add(adj(x), e());
+  for (ta::Engine* engine : serial_and_parallel()) {
+    const la::Eigh f = la::eigh(a, *engine);
+    for (std::int64_t k = 0; k < 2; ++k) {
+      const auto at = [k](const Tensor& t) { return t.slice(0, k, k + 1).squeeze({0}); };
+      const la::Eigh one = la::eigh(at(a), e());
+      EXPECT_EQ(values(at(f.eigenvalues)), values(one.eigenvalues));
+      EXPECT_EQ(values(at(f.eigenvectors)), values(one.eigenvectors));
+    }
+  }
+}
+
 // syevd's scaling, kept by the blocked path: entries far outside [sqrt(min / eps), sqrt(max * eps)]
 // are scaled into it before the reduction (whose sums of squares would overflow or underflow)
 // and the eigenvalues scaled back.
