@@ -1,6 +1,6 @@
-// Stand-alone driver for docs/linalg.md, "Threads": one large lu_factor, cholesky, qr, eigvalsh
-// and eigh through tensora on the serial engine and on two threads, next to the bare LAPACK calls
-// (getrf, potrf, geqrf + orgqr, syevd 'N' and 'V'; zheevd for C128) of the OpenBLAS tensora
+// Stand-alone driver for docs/linalg.md, "Threads": one large lu_factor, cholesky, qr, eigvalsh,
+// eigh and svdvals through tensora on the serial engine and on two threads, next to the bare
+// LAPACK calls (getrf, potrf, geqrf + orgqr, syevd 'N' and 'V', gesdd 'N'; zheevd for C128) of the OpenBLAS tensora
 // loads, best of 9 calls each, interleaved. The tensora times include what the bare calls skip
 // (the copy into a dense buffer, the finiteness scan, zeroing a triangle, gauging q and r or the
 // eigenvectors).
@@ -9,6 +9,7 @@
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024          # F64, every row; or any n
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 eig      # F64 eigvalsh and eigh
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 eig-c128 # the same in C128
+//   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 svd      # F64 svdvals
 #include <algorithm>
 #include <chrono>
 #include <complex>
@@ -32,6 +33,8 @@ void dsyevd_(const char*, const char*, const int*, double*, const int*, double*,
              const int*, int*, std::size_t, std::size_t);
 void zheevd_(const char*, const char*, const int*, cd*, const int*, double*, cd*, const int*, double*, const int*,
              int*, const int*, int*, std::size_t, std::size_t);
+void dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
+             const int*, double*, const int*, int*, int*, std::size_t);
 void openblas_set_num_threads(int);
 }
 
@@ -92,8 +95,8 @@ int main(int argc, char** argv) {
   const ta::Tensor h = mode == "eig-c128" ? ta::Tensor::from_vec_col_major({n, n}, hv) : ta::Tensor();
   const std::size_t nn = static_cast<std::size_t>(n);
   std::vector<int> piv(nn);
-  std::vector<double> a, tau(nn), work(std::max<std::size_t>(64 * nn, 1 + 6 * nn + 2 * nn * nn)), w(nn);
-  std::vector<int> iwork(3 + 5 * nn);
+  std::vector<double> a, tau(nn), work(std::max<std::size_t>(64 * nn, 1 + 6 * nn + 2 * nn * nn)), w(nn);  // enough for gesdd 'N' too
+  std::vector<int> iwork(8 * nn);
   const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
   // zheevd's workspaces, as queried (the documented minimum leaves unmtr unblocked).
   std::vector<cd> za, zwork;
@@ -134,6 +137,14 @@ int main(int argc, char** argv) {
   if (mode == "all" || mode == "eig") {
     rows.push_back({"eigvalsh", [&](ta::Engine& e) { la::eigvalsh(spd, e); }, [&] { a = sv; }, [&] { dsyevd("N"); }});
     rows.push_back({"eigh", [&](ta::Engine& e) { la::eigh(spd, e); }, [&] { a = sv; }, [&] { dsyevd("V"); }});
+  }
+  if (mode == "all" || mode == "svd") {
+    rows.push_back({"svdvals", [&](ta::Engine& e) { la::svdvals(g, e); }, [&] { a = gv; }, [&] {
+                      double unused = 0;
+                      const int one = 1;
+                      dgesdd_("N", &n, &n, a.data(), &n, w.data(), &unused, &one, &unused, &one, work.data(), &lwork,
+                              iwork.data(), &info, 1);
+                    }});
   }
   if (mode == "eig-c128") {
     rows.push_back({"eigvalsh", [&](ta::Engine& e) { la::eigvalsh(h, e); }, [&] { za = hv; }, [&] { zheevd("N"); }});

@@ -870,6 +870,39 @@ TEST(LinalgEngines, StackOfLargeEighMatricesGivesEachItsOwnBits) {
   }
 }
 
+// The singular values of one real matrix with 256 or more rows and columns: the bidiagonal
+// reduction in panels of 32, each column's two products with the trailing matrix in fixed
+// blocks, the trailing updates in slabs (cpu/blocked_bidiagonal.cpp). Both engines give the
+// same bits; a known spectrum comes back, tall and wide, and agrees with svd's values (gesdd
+// with vectors). Complex matrices, and shapes past gesdd's 11/6 ratio, are one gesdd call; the
+// same checks hold.
+TEST(LinalgEngines, LargeSvdvalsRunOnTheEnginesThreadsWithTheSerialBits) {
+  for (DType d : kDTypes) {
+    SCOPED_TRACE(ta::name(d));
+    for (const auto& [m, n] : {std::pair<std::int64_t, std::int64_t>{520, 400}, {400, 520}, {300, 600}}) {
+      SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+      const std::int64_t k = std::min(m, n);
+      const Tensor u = la::qr(random({m, k}, d, 61), e()).q, v = la::qr(random({n, k}, d, 62), e()).q;
+      const Tensor sigma = Tensor::linspace(3.0, 0.5, k, opts(ta::real_dtype(d)));  // descending
+      const Tensor a = mm(scale_cols(u, sigma), adj(v));
+      const Tensor s = la::svdvals(a, e());
+      EXPECT_EQ(values(s), values(la::svdvals(a, parallel3())));
+      const double unit = static_cast<double>(std::max(m, n)) * eps(d) * 3.0;
+      EXPECT_LT(max_diff(s, sigma) / unit, 2.0);
+      EXPECT_LT(max_diff(s, la::svd(a, e()).s) / unit, 2.0);
+    }
+  }
+  // gesdd's scaling: entries far outside [sqrt(min) / eps, its reciprocal] are scaled into it.
+  const Tensor q = la::qr(random({300, 300}, DType::F64, 63), e()).q;
+  const Tensor sigma = Tensor::linspace(2.0, 1.0, 300, opts(DType::F64));
+  const Tensor a = mm(scale_cols(q, sigma), adj(q));
+  for (double scale : {1e300, 1e-300})
+    for (ta::Engine* engine : serial_and_parallel()) {
+      const Tensor s = la::svdvals(a.mul(ta::Scalar(scale), e()), *engine).mul(ta::Scalar(1 / scale), e());
+      EXPECT_LT(max_diff(s, sigma), 1e-12) << scale;
+    }
+}
+
 // syevd's scaling, kept by the blocked path: entries far outside [sqrt(min / eps), sqrt(max * eps)]
 // are scaled into it before the reduction (whose sums of squares would overflow or underflow)
 // and the eigenvalues scaled back.

@@ -23,21 +23,21 @@ using Len = std::size_t;  // a hidden CHARACTER length
 
 enum Routine {
   Potrf, Getrf, Getrs, Trtrs, Geqrf, Orgqr, Heevd, Gesdd, Geev, Laswp, Trsm, Gemm, Herk, Larft, Larfb,
-  Gemv, Her2k, Larfg, Hetrd, Sterf, Stedc, kRoutines
+  Gemv, Her2k, Larfg, Hetrd, Sterf, Stedc, Gebrd, Bdsdc, kRoutines
 };
 // Base names; real and complex differ for five (orgqr/ungqr, syevd/heevd, syrk/herk,
 // syr2k/her2k, sytrd/hetrd). trsm, gemm, herk, gemv and her2k are the BLAS the LAPACK library
 // itself calls (OpenBLAS has them; liblapack.so.3 brings libblas). sterf and stedc exist for
-// real types only (nullptr: not loaded under a complex prefix); complex callers use the real
-// precision's.
+// real types only, and gebrd and bdsdc are wrapped for them only (nullptr: not loaded under a
+// complex prefix); complex callers of sterf and stedc use the real precision's.
 constexpr const char* kRealNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "orgqr",
                                                "syevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
                                                "syrk",  "larft", "larfb", "gemv",  "syr2k", "larfg",
-                                               "sytrd", "sterf", "stedc"};
+                                               "sytrd", "sterf", "stedc", "gebrd", "bdsdc"};
 constexpr const char* kComplexNames[kRoutines] = {"potrf", "getrf", "getrs", "trtrs", "geqrf", "ungqr",
                                                   "heevd", "gesdd", "geev",  "laswp", "trsm",  "gemm",
                                                   "herk",  "larft", "larfb", "gemv",  "her2k", "larfg",
-                                                  "hetrd", nullptr, nullptr};
+                                                  "hetrd", nullptr, nullptr, nullptr, nullptr};
 constexpr char kPrefix[4] = {'s', 'd', 'c', 'z'};
 
 template <class T>
@@ -296,12 +296,11 @@ void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int
 }
 
 template <class T>
-void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y) {
-  const int inc = 1;
+void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y, int incy) {
   if (trans == 'C' && std::is_same_v<T, Real<T>>) trans = 'T';
   using F = void (*)(const char*, const int*, const int*, const T*, const T*, const int*, const T*, const int*,
                      const T*, T*, const int*, Len);
-  routine<F, T>(Gemv)(&trans, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &inc, 1);
+  routine<F, T>(Gemv)(&trans, &m, &n, &alpha, a, &lda, x, &incx, &beta, y, &incy, 1);
 }
 
 template <class T>
@@ -315,9 +314,8 @@ void her2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, Real
 }
 
 template <class T>
-void larfg(int n, T* alpha, T* x, T* tau) {
-  const int inc = 1;
-  routine<void (*)(const int*, T*, T*, const int*, T*), T>(Larfg)(&n, alpha, x, &inc, tau);
+void larfg(int n, T* alpha, T* x, T* tau, int incx) {
+  routine<void (*)(const int*, T*, T*, const int*, T*), T>(Larfg)(&n, alpha, x, &incx, tau);
 }
 
 template <class T>
@@ -350,6 +348,31 @@ int stedc(int n, T* d, T* e, T* z, int ldz) {
   liwork = iwork_size + 1;
   routine<F, T>(Stedc)(&compz, &n, d, e, z, &ldz, workspace<T>(static_cast<std::size_t>(lwork)), &lwork,
                        workspace<int>(static_cast<std::size_t>(liwork)), &liwork, &info, 1);
+  return info;
+}
+
+template <class T>
+void gebrd(int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup) {
+  using F = void (*)(const int*, const int*, T*, const int*, T*, T*, T*, T*, T*, const int*, int*);
+  int info = 0, lwork = -1;
+  T size{};
+  routine<F, T>(Gebrd)(&m, &n, a, &lda, d, e, tauq, taup, &size, &lwork, &info);
+  lwork = query_size(size);
+  routine<F, T>(Gebrd)(&m, &n, a, &lda, d, e, tauq, taup, workspace<T>(static_cast<std::size_t>(lwork)), &lwork,
+                       &info);
+}
+
+template <class T>
+int bdsdc_values(int n, T* d, T* e) {
+  const char uplo = 'U', compq = 'N';
+  const int one = 1;
+  T dummy{};
+  int idummy = 0, info = 0;
+  using F = void (*)(const char*, const char*, const int*, T*, T*, T*, const int*, T*, const int*, T*, int*, T*,
+                     int*, int*, Len, Len);
+  routine<F, T>(Bdsdc)(&uplo, &compq, &n, d, e, &dummy, &one, &dummy, &one, &dummy, &idummy,
+                       workspace<T>(4 * static_cast<std::size_t>(n) + 1),
+                       workspace<int>(8 * static_cast<std::size_t>(n) + 1), &info, 1, 1);
   return info;
 }
 
@@ -416,16 +439,18 @@ int geev(char jobvr, int n, T* a, int lda, std::complex<Real<T>>* w, std::comple
   template void herk<T>(char, char, int, int, Real<T>, const T*, int, Real<T>, T*, int);              \
   template void larft<T>(int, int, const T*, int, const T*, T*, int);                                  \
   template void larfb<T>(char, int, int, int, const T*, int, const T*, int, T*, int);                  \
-  template void gemv<T>(char, int, int, T, const T*, int, const T*, int, T, T*);                       \
+  template void gemv<T>(char, int, int, T, const T*, int, const T*, int, T, T*, int);                  \
   template void her2k<T>(int, int, T, const T*, int, const T*, int, Real<T>, T*, int);                 \
-  template void larfg<T>(int, T*, T*, T*);                                                             \
+  template void larfg<T>(int, T*, T*, T*, int);                                                        \
   template void hetrd<T>(int, T*, int, Real<T>*, Real<T>*, T*);
 TENSORA_LAPACK_TYPES(TENSORA_LAPACK_INSTANTIATE)
 #undef TENSORA_LAPACK_INSTANTIATE
 
 #define TENSORA_LAPACK_REAL_INSTANTIATE(T)    \
   template int sterf<T>(int, T*, T*);         \
-  template int stedc<T>(int, T*, T*, T*, int);
+  template int stedc<T>(int, T*, T*, T*, int);  \
+  template void gebrd<T>(int, int, T*, int, T*, T*, T*, T*); \
+  template int bdsdc_values<T>(int, T*, T*);
 TENSORA_LAPACK_REAL_TYPES(TENSORA_LAPACK_REAL_INSTANTIATE)
 #undef TENSORA_LAPACK_REAL_INSTANTIATE
 

@@ -81,7 +81,7 @@ template <class T>
 void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int ldt, T* c, int ldc);
 
 // The pieces of the blocked tridiagonal reduction (cpu/blocked_tridiagonal.cpp), every matrix
-// its lower triangle: gemv is y = alpha op(a) x + beta y (x's stride incx; trans 'N', 'T' or
+// its lower triangle: gemv is y = alpha op(a) x + beta y (strides incx, incy; trans 'N', 'T' or
 // 'C'); her2k (syr2k for real T) the lower triangle of c = alpha a b^H + conj(alpha) b a^H +
 // beta c; larfg makes the reflector H with H^H [alpha; x] = [beta; 0], beta real (into alpha,
 // v's tail into x); hetrd (sytrd) reduces a Hermitian a to real tridiagonal d, e (reflectors
@@ -89,17 +89,25 @@ void larfb(char trans, int m, int n, int k, const T* v, int ldv, const T* t, int
 // in d (ascending; the info of syevd's "no convergence"), stedc also its eigenvectors into z
 // (divide and conquer).
 template <class T>
-void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y);
+void gemv(char trans, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y, int incy = 1);
 template <class T>
 void her2k(int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, Real<T> beta, T* c, int ldc);
 template <class T>
-void larfg(int n, T* alpha, T* x, T* tau);
+void larfg(int n, T* alpha, T* x, T* tau, int incx = 1);
 template <class T>
 void hetrd(int n, T* a, int lda, Real<T>* d, Real<T>* e, T* tau);
 template <class T>
 int sterf(int n, T* d, T* e);
 template <class T>
 int stedc(int n, T* d, T* e, T* z, int ldz);
+// The bidiagonal reduction of the blocked singular values (cpu/blocked_bidiagonal.cpp), real T:
+// gebrd reduces a (m x n, m >= n) to upper bidiagonal d, e (Q's reflectors below the diagonal,
+// P's right of the superdiagonal); bdsdc_values gives the singular values of (d, e) in d,
+// descending (bdsdc with compq 'N', as gesdd's 'N'), the result its info.
+template <class T>
+void gebrd(int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup);
+template <class T>
+int bdsdc_values(int n, T* d, T* e);
 
 // General eigendecomposition (geev), right eigenvectors when jobvr is 'V': w and v are complex
 // for every T (a real routine's conjugate pairs are unpacked here), v's columns of unit 2-norm.

@@ -1,0 +1,176 @@
+// The singular values of one large real matrix on the engine's threads (cpu/blocked_factor.hpp):
+// gesdd's steps for jobz 'N' (scaling, the bidiagonal reduction, bdsdc), with the reduction
+// (gebrd, nearly all of the time) written here so that its parts can be shared:
+//   - the panel (LAPACK's labrd, a column at a time): each column's two products with the
+//     trailing matrix, a^T u and a v, half of the reduction's work and bound by reading the
+//     matrix, are cut into fixed blocks, a^T u by columns and a v by rows, one task each (every
+//     entry of a result is one block's, so nothing is summed across blocks);
+//   - the trailing update after each panel, a22 -= v y^T + x u^T: slabs of kSlab columns, two
+//     gemm each.
+// The pieces depend on the shape alone, so every engine makes the same calls and gets the
+// same bits.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "cpu/blocked_factor.hpp"
+#include "cpu/lapack.hpp"
+#include "cpu/scratch.hpp"
+
+namespace tensora::cpu {
+
+namespace {
+
+// Columns per panel and the last columns done by one LAPACK gebrd call (LAPACK's nb and nx).
+constexpr int kBidiagonalPanel = 32;
+constexpr int kBidiagonalTail = 128;
+// The blocked form for matrices with at least this many rows and columns (measured in
+// docs/linalg.md, "Threads"), and at most gesdd's 11/6 more rows than columns (beyond it
+// gesdd factors QR first).
+constexpr int kBidiagonalMinBlocked = 256;
+// Blocks of one product: one per kProductBlock rows or columns (rounded), at most
+// kProductBlocks. At 1024 x 1024 blocks of 512 took 0.97x gesdd's time on one thread and 1.28x
+// less on two, blocks of 256 1.02x and 1.23-1.34x, of 128 1.06x and 1.26x (gemv's set-up per
+// column grows against a shorter block).
+constexpr int kProductBlock = 512;
+constexpr int kProductBlocks = 8;
+
+// f(begin, end) for the blocks of [0, count): equal blocks, a multiple of 8 each, their number
+// fixed by count; one task each.
+template <class F>
+void for_each_block(Engine& engine, int count, const F& f) {
+  const int blocks = std::clamp((count + kProductBlock / 2) / kProductBlock, 1, kProductBlocks);
+  const int size = ((count + blocks - 1) / blocks + 7) / 8 * 8;
+  if (blocks == 1) {
+    f(0, count);
+    return;
+  }
+  engine.parallel_for(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t b = begin; b < end; ++b) {
+      const int first = static_cast<int>(b) * size;
+      if (first < count) f(first, std::min(count, first + size));
+    }
+  });
+}
+
+// LAPACK's labrd for m >= n: reduces the first nb rows and columns of the m x n matrix a to
+// upper bidiagonal form (d, e; the reflectors' scalars in tauq, taup), leaving x (m x nb) and
+// y (n x nb) such that the trailing matrix's update is a22 - v y^T - x u^T.
+template <class T>
+void labrd(Engine& engine, int m, int n, int nb, T* a, int lda, T* d, T* e, T* tauq, T* taup, T* x, T* y) {
+  const auto at = [&](int r, int c) { return element_at(a, lda, r, c); };
+  const auto xt = [&](int r, int c) { return element_at(x, m, r, c); };
+  const auto yt = [&](int r, int c) { return element_at(y, n, r, c); };
+  for (int c = 0; c < nb; ++c) {
+    // Column c's update by the panel's earlier rows and columns.
+    lapack::gemv('N', m - c, c, T(-1), at(c, 0), lda, yt(c, 0), n, T(1), at(c, c));
+    lapack::gemv('N', m - c, c, T(-1), xt(c, 0), m, at(0, c), 1, T(1), at(c, c));
+    lapack::larfg(m - c, at(c, c), at(std::min(c + 1, m - 1), c), tauq + c);
+    d[c] = *at(c, c);
+    *at(c, c) = T(1);
+    // y(c+1:n, c) = a(c:m, c+1:n)^T u, by blocks of columns.
+    const T* u = at(c, c);
+    for_each_block(engine, n - c - 1, [&](int b0, int b1) {
+      lapack::gemv('T', m - c, b1 - b0, T(1), at(c, c + 1 + b0), lda, u, 1, T(0), yt(c + 1 + b0, c));
+    });
+    T* tmp = yt(0, c);  // y's rows < c + 1 of this column: scratch
+    lapack::gemv('T', m - c, c, T(1), at(c, 0), lda, u, 1, T(0), tmp);
+    lapack::gemv('N', n - c - 1, c, T(-1), yt(c + 1, 0), n, tmp, 1, T(1), yt(c + 1, c));
+    lapack::gemv('T', m - c, c, T(1), xt(c, 0), m, u, 1, T(0), tmp);
+    lapack::gemv('T', c, n - c - 1, T(-1), at(0, c + 1), lda, tmp, 1, T(1), yt(c + 1, c));
+    for (int r = c + 1; r < n; ++r) *yt(r, c) *= tauq[c];
+    // Row c's update, then the reflector that clears it right of the superdiagonal.
+    lapack::gemv('N', n - c - 1, c + 1, T(-1), yt(c + 1, 0), n, at(c, 0), lda, T(1), at(c, c + 1), lda);
+    lapack::gemv('T', c, n - c - 1, T(-1), at(0, c + 1), lda, xt(c, 0), m, T(1), at(c, c + 1), lda);
+    lapack::larfg(n - c - 1, at(c, c + 1), at(c, std::min(c + 2, n - 1)), taup + c, lda);
+    e[c] = *at(c, c + 1);
+    *at(c, c + 1) = T(1);
+    // x(c+1:m, c) = a(c+1:m, c+1:n) v, by blocks of rows.
+    const T* v = at(c, c + 1);
+    for_each_block(engine, m - c - 1, [&](int b0, int b1) {
+      lapack::gemv('N', b1 - b0, n - c - 1, T(1), at(c + 1 + b0, c + 1), lda, v, lda, T(0), xt(c + 1 + b0, c));
+    });
+    T* xtmp = xt(0, c);  // x's rows < c + 1 of this column: scratch
+    lapack::gemv('T', n - c - 1, c + 1, T(1), yt(c + 1, 0), n, v, lda, T(0), xtmp);
+    lapack::gemv('N', m - c - 1, c + 1, T(-1), at(c + 1, 0), lda, xtmp, 1, T(1), xt(c + 1, c));
+    lapack::gemv('N', c, n - c - 1, T(1), at(0, c + 1), lda, v, lda, T(0), xtmp);
+    lapack::gemv('N', m - c - 1, c, T(-1), xt(c + 1, 0), m, xtmp, 1, T(1), xt(c + 1, c));
+    for (int r = c + 1; r < m; ++r) *xt(r, c) *= taup[c];
+  }
+}
+
+// gebrd for m >= n: a = Q B P^T with B upper bidiagonal (d, e).
+template <class T>
+void gebrd_on(Engine& engine, int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup) {
+  constexpr int nb = kBidiagonalPanel;
+  Scratch<T> x(static_cast<std::size_t>(m) * nb), y(static_cast<std::size_t>(n) * nb);
+  int i = 0;
+  for (; n - i > std::max(kBidiagonalTail, nb); i += nb) {
+    const int pm = m - i, pn = n - i;  // the panel's rows and columns
+    T* panel = element_at(a, lda, i, i);
+    labrd(engine, pm, pn, nb, panel, lda, d + i, e + i, tauq + i, taup + i, x.data(), y.data());
+    // a22 -= v y^T + x u^T, v the panel's columns below it, u its rows right of it.
+    for_each_slab(engine, nb, pn, [&](int c0, int w) {
+      T* c = element_at(panel, lda, nb, c0);
+      lapack::gemm('N', 'T', pm - nb, w, nb, T(-1), element_at(panel, lda, nb, 0), lda, element_at(y.data(), pn, c0, 0),
+                   pn, T(1), c, lda);
+      lapack::gemm('N', 'N', pm - nb, w, nb, T(-1), element_at(x.data(), pm, nb, 0), pm, element_at(panel, lda, 0, c0),
+                   lda, T(1), c, lda);
+    });
+    for (int c = 0; c < nb; ++c) {
+      *element_at(panel, lda, c, c) = d[i + c];
+      *element_at(panel, lda, c, c + 1) = e[i + c];
+    }
+  }
+  lapack::gebrd(m - i, n - i, element_at(a, lda, i, i), lda, d + i, e + i, tauq + i, taup + i);
+}
+
+}  // namespace
+
+template <class T>
+int singular_values_on(Engine& engine, int m, int n, T* a, int lda, lapack::Real<T>* s) {
+  using R = lapack::Real<T>;
+  const int k = std::min(m, n), big = std::max(m, n);
+  T unused[1] = {};  // gesdd's u and vt, not referenced for jobz 'N'
+  if constexpr (!std::is_same_v<T, R>) {
+    return lapack::gesdd('N', m, n, a, lda, s, unused, 1, unused, 1);
+  } else {
+    if (k < kBidiagonalMinBlocked || 6 * big >= 11 * k) return lapack::gesdd('N', m, n, a, lda, s, unused, 1, unused, 1);
+    // More columns than rows: the transpose has the same singular values.
+    Scratch<T> transposed(m < n ? static_cast<std::size_t>(m) * n : 0);
+    T* b = a;
+    int ldb = lda;
+    if (m < n) {
+      for (int c = 0; c < n; ++c)
+        for (int r = 0; r < m; ++r) *element_at(transposed.data(), n, c, r) = *element_at(a, lda, r, c);
+      b = transposed.data();
+      ldb = n;
+    }
+    const int rows = big, cols = k;
+    // gesdd's scaling: a matrix whose largest entry is outside [smlnum, bignum] is scaled into it
+    // first and the singular values scaled back.
+    const R eps = std::numeric_limits<R>::epsilon();
+    const R smlnum = std::sqrt(std::numeric_limits<R>::min()) / eps, bignum = 1 / smlnum;
+    R norm = 0;
+    for (int c = 0; c < cols; ++c)
+      for (int r = 0; r < rows; ++r) norm = std::max(norm, std::abs(*element_at(b, ldb, r, c)));
+    const R sigma = norm > 0 && norm < smlnum ? smlnum / norm : norm > bignum ? bignum / norm : R(1);
+    if (sigma != 1)
+      for (int c = 0; c < cols; ++c)
+        for (int r = 0; r < rows; ++r) *element_at(b, ldb, r, c) *= sigma;
+    Scratch<T> e(static_cast<std::size_t>(cols)), tauq(static_cast<std::size_t>(cols)), taup(static_cast<std::size_t>(cols));
+    gebrd_on(engine, rows, cols, b, ldb, s, e.data(), tauq.data(), taup.data());
+    const int info = lapack::bdsdc_values(cols, s, e.data());
+    if (sigma != 1)
+      for (int j = 0; j < cols; ++j) s[j] /= sigma;
+    return info;
+  }
+}
+
+#define TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE(T) \
+  template int singular_values_on<T>(Engine&, int, int, T*, int, lapack::Real<T>*);
+TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE)
+#undef TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE
+
+}  // namespace tensora::cpu
