@@ -30,9 +30,9 @@ constexpr int kBidiagonalTail = 128;
 // gesdd factors QR first).
 constexpr int kBidiagonalMinBlocked = 256;
 // Blocks of one product: one per kProductBlock rows or columns (rounded), at most
-// kProductBlocks. At 1024 x 1024 blocks of 512 took 0.97x gesdd's time on one thread and 1.28x
-// less on two, blocks of 256 1.02x and 1.23-1.34x, of 128 1.06x and 1.26x (gemv's set-up per
-// column grows against a shorter block).
+// kProductBlocks. At 1024 x 1024 blocks of 512 took 0.97x gesdd's time on one thread and were
+// 1.22-1.28x faster on two, blocks of 256 1.02x and 1.23-1.34x, of 128 1.06x and 1.26x (gemv's
+// set-up per column weighs more on a shorter block).
 constexpr int kProductBlock = 512;
 constexpr int kProductBlocks = 8;
 
