@@ -25,10 +25,10 @@ namespace {
 // Columns per panel and the last columns done by one LAPACK gebrd call (LAPACK's nb and nx).
 constexpr int kBidiagonalPanel = 32;
 constexpr int kBidiagonalTail = 128;
-// The blocked form for matrices with at least this many rows and columns (measured in
-// docs/linalg.md, "Threads"), and at most gesdd's 11/6 more rows than columns (beyond it
-// gesdd factors QR first).
-constexpr int kBidiagonalMinBlocked = 256;
+// The blocked form for matrices with at least this many rows and columns (one panel before the
+// tail; from 136 to 224 it took 0.92-0.93x gesdd's time on one thread), and at most gesdd's 11/6
+// more rows than columns (beyond it gesdd factors QR first).
+constexpr int kBidiagonalMinBlocked = 160;
 // Blocks of one product: one per kProductBlock rows or columns (rounded), at most
 // kProductBlocks. At 1024 x 1024 blocks of 512 took 0.97x gesdd's time on one thread and were
 // 1.22-1.28x faster on two, blocks of 256 1.02x and 1.23-1.34x, of 128 1.06x and 1.26x (gemv's
@@ -58,7 +58,8 @@ void for_each_block(Engine& engine, int count, const F& f) {
 // upper bidiagonal form (d, e; the reflectors' scalars in tauq, taup), leaving x (m x nb) and
 // y (n x nb) such that the trailing matrix's update is a22 - v y^T - x u^T.
 template <class T>
-void labrd(Engine& engine, int m, int n, int nb, T* a, int lda, T* d, T* e, T* tauq, T* taup, T* x, T* y) {
+void labrd(Engine& engine, int m, int n, int nb, T* a, int lda, T* d, T* e, T* tauq, T* taup, T* x, T* y,
+           T* row) {
   const auto at = [&](int r, int c) { return element_at(a, lda, r, c); };
   const auto xt = [&](int r, int c) { return element_at(x, m, r, c); };
   const auto yt = [&](int r, int c) { return element_at(y, n, r, c); };
@@ -80,21 +81,26 @@ void labrd(Engine& engine, int m, int n, int nb, T* a, int lda, T* d, T* e, T* t
     lapack::gemv('T', m - c, c, T(1), xt(c, 0), m, u, 1, T(0), tmp);
     lapack::gemv('T', c, n - c - 1, T(-1), at(0, c + 1), lda, tmp, 1, T(1), yt(c + 1, c));
     for (int r = c + 1; r < n; ++r) *yt(r, c) *= tauq[c];
-    // Row c's update, then the reflector that clears it right of the superdiagonal.
-    lapack::gemv('N', n - c - 1, c + 1, T(-1), yt(c + 1, 0), n, at(c, 0), lda, T(1), at(c, c + 1), lda);
-    lapack::gemv('T', c, n - c - 1, T(-1), at(0, c + 1), lda, xt(c, 0), m, T(1), at(c, c + 1), lda);
-    lapack::larfg(n - c - 1, at(c, c + 1), at(c, std::min(c + 2, n - 1)), taup + c, lda);
-    e[c] = *at(c, c + 1);
-    *at(c, c + 1) = T(1);
+    // Row c's update, then the reflector that clears it right of the superdiagonal, on a
+    // contiguous copy of the row (its entries are lda apart, a cache line each: LAPACK's labrd
+    // passes over it nine times, which at 1024 was a quarter of the reduction's time).
+    const int q = n - c - 1;
+    for (int j = 0; j < q; ++j) row[j] = *at(c, c + 1 + j);
+    lapack::gemv('N', q, c + 1, T(-1), yt(c + 1, 0), n, at(c, 0), lda, T(1), row);
+    lapack::gemv('T', c, q, T(-1), at(0, c + 1), lda, xt(c, 0), m, T(1), row);
+    lapack::larfg(q, row, row + std::min(1, q - 1), taup + c);
+    e[c] = row[0];
+    row[0] = T(1);
+    for (int j = 0; j < q; ++j) *at(c, c + 1 + j) = row[j];
     // x(c+1:m, c) = a(c+1:m, c+1:n) v, by blocks of rows.
-    const T* v = at(c, c + 1);
+    const T* v = row;
     for_each_block(engine, m - c - 1, [&](int b0, int b1) {
-      lapack::gemv('N', b1 - b0, n - c - 1, T(1), at(c + 1 + b0, c + 1), lda, v, lda, T(0), xt(c + 1 + b0, c));
+      lapack::gemv('N', b1 - b0, n - c - 1, T(1), at(c + 1 + b0, c + 1), lda, v, 1, T(0), xt(c + 1 + b0, c));
     });
     T* xtmp = xt(0, c);  // x's rows < c + 1 of this column: scratch
-    lapack::gemv('T', n - c - 1, c + 1, T(1), yt(c + 1, 0), n, v, lda, T(0), xtmp);
+    lapack::gemv('T', n - c - 1, c + 1, T(1), yt(c + 1, 0), n, v, 1, T(0), xtmp);
     lapack::gemv('N', m - c - 1, c + 1, T(-1), at(c + 1, 0), lda, xtmp, 1, T(1), xt(c + 1, c));
-    lapack::gemv('N', c, n - c - 1, T(1), at(0, c + 1), lda, v, lda, T(0), xtmp);
+    lapack::gemv('N', c, n - c - 1, T(1), at(0, c + 1), lda, v, 1, T(0), xtmp);
     lapack::gemv('N', m - c - 1, c, T(-1), xt(c + 1, 0), m, xtmp, 1, T(1), xt(c + 1, c));
     for (int r = c + 1; r < m; ++r) *xt(r, c) *= taup[c];
   }
@@ -104,12 +110,12 @@ void labrd(Engine& engine, int m, int n, int nb, T* a, int lda, T* d, T* e, T* t
 template <class T>
 void gebrd_on(Engine& engine, int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup) {
   constexpr int nb = kBidiagonalPanel;
-  Scratch<T> x(static_cast<std::size_t>(m) * nb), y(static_cast<std::size_t>(n) * nb);
+  Scratch<T> x(static_cast<std::size_t>(m) * nb), y(static_cast<std::size_t>(n) * nb), row(static_cast<std::size_t>(n));
   int i = 0;
   for (; n - i > std::max(kBidiagonalTail, nb); i += nb) {
     const int pm = m - i, pn = n - i;  // the panel's rows and columns
     T* panel = element_at(a, lda, i, i);
-    labrd(engine, pm, pn, nb, panel, lda, d + i, e + i, tauq + i, taup + i, x.data(), y.data());
+    labrd(engine, pm, pn, nb, panel, lda, d + i, e + i, tauq + i, taup + i, x.data(), y.data(), row.data());
     // a22 -= v y^T + x u^T, v the panel's columns below it, u its rows right of it.
     for_each_slab(engine, nb, pn, [&](int c0, int w) {
       T* c = element_at(panel, lda, nb, c0);

@@ -63,7 +63,7 @@ template <class T>
 void sytrd_on(Engine& engine, int n, T* a, int lda, lapack::Real<T>* d, lapack::Real<T>* e, T* tau);
 
 // gesdd's contract for jobz 'N': the singular values of a (m x n, overwritten) in s, descending;
-// the result LAPACK's info (no convergence). Real matrices from 256 rows and columns (and at
+// the result LAPACK's info (no convergence). Real matrices from 160 rows and columns (and at
 // most 11/6 as many of one as of the other) reduce to bidiagonal form on the engine's threads
 // (blocked_bidiagonal.cpp); the others are one LAPACK call.
 template <class T>
