@@ -1,6 +1,6 @@
 // Stand-alone driver for docs/linalg.md, "Threads": one large lu_factor, cholesky, qr, eigvalsh,
-// eigh and svdvals through tensora on the serial engine and on two threads, next to the bare
-// LAPACK calls (getrf, potrf, geqrf + orgqr, syevd 'N' and 'V', gesdd 'N'; zheevd for C128) of the OpenBLAS tensora
+// eigh, svdvals and svd through tensora on the serial engine and on two threads, next to the bare
+// LAPACK calls (getrf, potrf, geqrf + orgqr, syevd 'N' and 'V', gesdd 'N' and 'S'; zheevd for C128) of the OpenBLAS tensora
 // loads, best of 9 calls each, interleaved. The tensora times include what the bare calls skip
 // (the copy into a dense buffer, the finiteness scan, zeroing a triangle, gauging q and r or the
 // eigenvectors).
@@ -9,7 +9,7 @@
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024          # F64, every row; or any n
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 eig      # F64 eigvalsh and eigh
 //   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 eig-c128 # the same in C128
-//   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 svd      # F64 svdvals
+//   OPENBLAS_CORETYPE=Haswell OPENBLAS_L2_SIZE=512 /tmp/large_factor 1024 svd      # F64 svdvals and svd
 #include <algorithm>
 #include <chrono>
 #include <complex>
@@ -138,12 +138,29 @@ int main(int argc, char** argv) {
     rows.push_back({"eigvalsh", [&](ta::Engine& e) { la::eigvalsh(spd, e); }, [&] { a = sv; }, [&] { dsyevd("N"); }});
     rows.push_back({"eigh", [&](ta::Engine& e) { la::eigh(spd, e); }, [&] { a = sv; }, [&] { dsyevd("V"); }});
   }
+  // gesdd 'S': u and vt, and its queried workspace.
+  std::vector<double> su, svt, swork;
+  int slwork = -1;
+  if (mode == "all" || mode == "svd") {
+    su.resize(nn * nn);
+    svt.resize(nn * nn);
+    double size = 0;
+    a = gv;
+    dgesdd_("S", &n, &n, a.data(), &n, w.data(), su.data(), &n, svt.data(), &n, &size, &slwork, iwork.data(), &info,
+            1);
+    swork.resize(static_cast<std::size_t>(size) + 1);
+    slwork = static_cast<int>(swork.size());
+  }
   if (mode == "all" || mode == "svd") {
     rows.push_back({"svdvals", [&](ta::Engine& e) { la::svdvals(g, e); }, [&] { a = gv; }, [&] {
                       double unused = 0;
                       const int one = 1;
                       dgesdd_("N", &n, &n, a.data(), &n, w.data(), &unused, &one, &unused, &one, work.data(), &lwork,
                               iwork.data(), &info, 1);
+                    }});
+    rows.push_back({"svd", [&](ta::Engine& e) { la::svd(g, e); }, [&] { a = gv; }, [&] {
+                      dgesdd_("S", &n, &n, a.data(), &n, w.data(), su.data(), &n, svt.data(), &n, swork.data(),
+                              &slwork, iwork.data(), &info, 1);
                     }});
   }
   if (mode == "eig-c128") {

@@ -870,13 +870,13 @@ TEST(LinalgEngines, StackOfLargeEighMatricesGivesEachItsOwnBits) {
   }
 }
 
-// The singular values of one real matrix with 160 or more rows and columns: the bidiagonal
-// reduction in panels of 32, each column's two products with the trailing matrix in fixed
-// blocks, the trailing updates in slabs (cpu/blocked_bidiagonal.cpp). Both engines give the
-// same bits; a known spectrum comes back, tall and wide, and agrees with svd's values (gesdd
-// with vectors). Complex matrices, and shapes past gesdd's 11/6 ratio, are one gesdd call; the
-// same checks hold.
-TEST(LinalgEngines, LargeSvdvalsRunOnTheEnginesThreadsWithTheSerialBits) {
+// The SVD of one real matrix with 160 or more rows and columns: the bidiagonal reduction in
+// panels of 32, each column's two products with the trailing matrix in fixed blocks, the
+// trailing updates in slabs, Q and P applied to the bidiagonal matrix's vectors in slabs
+// (cpu/blocked_bidiagonal.cpp). Both engines give the same bits; a known spectrum comes back,
+// tall and wide, the vectors are orthonormal and reconstruct a, reduced and complete. Complex
+// matrices, and shapes past gesdd's 11/6 ratio, are one gesdd call; the same checks hold.
+TEST(LinalgEngines, LargeSvdRunsOnTheEnginesThreadsWithTheSerialBits) {
   for (DType d : kDTypes) {
     SCOPED_TRACE(ta::name(d));
     for (const auto& [m, n] :
@@ -890,7 +890,18 @@ TEST(LinalgEngines, LargeSvdvalsRunOnTheEnginesThreadsWithTheSerialBits) {
       EXPECT_EQ(values(s), values(la::svdvals(a, parallel3())));
       const double unit = static_cast<double>(std::max(m, n)) * eps(d) * 3.0;
       EXPECT_LT(max_diff(s, sigma) / unit, 2.0);
-      EXPECT_LT(max_diff(s, la::svd(a, e()).s) / unit, 2.0);
+      for (bool full : {false, true}) {
+        SCOPED_TRACE(full ? "complete" : "reduced");
+        const la::SVD f = la::svd(a, {.full_matrices = full}, e()), f3 = la::svd(a, {.full_matrices = full}, parallel3());
+        EXPECT_EQ(values(f.u), values(f3.u));
+        EXPECT_EQ(values(f.s), values(f3.s));
+        EXPECT_EQ(values(f.vh), values(f3.vh));
+        EXPECT_LT(max_diff(f.s, sigma) / unit, 2.0);
+        const std::int64_t ku = full ? m : k, kv = full ? n : k;
+        EXPECT_LT(max_diff(mm(adj(f.u), f.u), eye_like(ku, d)) / unit, 2.0);
+        EXPECT_LT(max_diff(mm(f.vh, adj(f.vh)), eye_like(kv, d)) / unit, 2.0);
+        EXPECT_LT(max_diff(mm(scale_cols(f.u.slice(-1, 0, k), f.s), f.vh.slice(-2, 0, k)), a) / unit, 2.0);
+      }
     }
   }
   // gesdd's scaling: entries far outside [sqrt(min) / eps, its reciprocal] are scaled into it.

@@ -1,12 +1,15 @@
-// The singular values of one large real matrix on the engine's threads (cpu/blocked_factor.hpp):
-// gesdd's steps for jobz 'N' (scaling, the bidiagonal reduction, bdsdc), with the reduction
-// (gebrd, nearly all of the time) written here so that its parts can be shared:
+// The SVD of one large real matrix on the engine's threads (cpu/blocked_factor.hpp): gesdd's
+// steps (scaling, the bidiagonal reduction, bdsdc, and for the vectors Q and P applied to
+// bdsdc's), with the reduction (gebrd, nearly all of the time for the values alone) written
+// here so that its parts can be shared:
 //   - the panel (LAPACK's labrd, a column at a time): each column's two products with the
 //     trailing matrix, a^T u and a v, half of the reduction's work and bound by reading the
 //     matrix, are cut into fixed blocks, a^T u by columns and a v by rows, one task each (every
 //     entry of a result is one block's, so nothing is summed across blocks);
 //   - the trailing update after each panel, a22 -= v y^T + x u^T: slabs of kSlab columns, two
-//     gemm each.
+//     gemm each;
+//   - Q and P applied to the bidiagonal matrix's vectors in slabs of columns
+//     (apply_reflectors_on).
 // The pieces depend on the shape alone, so every engine makes the same calls and gets the
 // same bits.
 #include <algorithm>
@@ -132,50 +135,86 @@ void gebrd_on(Engine& engine, int m, int n, T* a, int lda, T* d, T* e, T* tauq, 
   lapack::gebrd(m - i, n - i, element_at(a, lda, i, i), lda, d + i, e + i, tauq + i, taup + i);
 }
 
+// gesdd for m >= n on the blocked reduction: the singular values in s and, for jobz 'S' or 'A',
+// u (m x n or m x m) and vt (n x n).
+template <class T>
+int tall_svd(Engine& engine, char jobz, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt) {
+  // gesdd's scaling: a matrix whose largest entry is outside [smlnum, bignum] is scaled into it
+  // first and the singular values scaled back.
+  const T eps = std::numeric_limits<T>::epsilon();
+  const T smlnum = std::sqrt(std::numeric_limits<T>::min()) / eps, bignum = 1 / smlnum;
+  T norm = 0;
+  for (int c = 0; c < n; ++c)
+    for (int r = 0; r < m; ++r) norm = std::max(norm, std::abs(*element_at(a, lda, r, c)));
+  const T sigma = norm > 0 && norm < smlnum ? smlnum / norm : norm > bignum ? bignum / norm : T(1);
+  if (sigma != 1)
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < m; ++r) *element_at(a, lda, r, c) *= sigma;
+  const std::size_t nn = static_cast<std::size_t>(n);
+  Scratch<T> e(nn), tauq(nn), taup(nn);
+  gebrd_on(engine, m, n, a, lda, s, e.data(), tauq.data(), taup.data());
+  int info = 0;
+  if (jobz == 'N') {
+    info = lapack::bdsdc(n, s, e.data());
+  } else {
+    Scratch<T> ub(nn * nn), vtb(nn * nn);  // B = ub diag(s) vtb
+    info = lapack::bdsdc(n, s, e.data(), ub.data(), n, vtb.data(), n);
+    if (info == 0) {
+      // u = Q [ub 0; 0 I], Q's reflectors below a's diagonal.
+      const int ku = jobz == 'A' ? m : n;
+      for (int c = 0; c < ku; ++c)
+        for (int r = 0; r < m; ++r)
+          *element_at(u, ldu, r, c) = c < n ? (r < n ? *element_at(ub.data(), n, r, c) : T(0)) : T(r == c ? 1 : 0);
+      apply_reflectors_on(engine, m, n, a, lda, tauq.data(), u, ldu, ku);
+      // vt = vtb P^T, that is vt^T = P vtb^T with P = diag(1, G(0) ... G(n - 2)), G(i)'s reflector
+      // in a's row i right of the superdiagonal: copied into a column for apply_reflectors_on.
+      Scratch<T> p(nn * nn, T(0)), w(nn * nn);
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 2; j < n; ++j) *element_at(p.data(), n, j, i) = *element_at(a, lda, i, j);
+      for (int c = 0; c < n; ++c)
+        for (int r = 0; r < n; ++r) *element_at(w.data(), n, r, c) = *element_at(vtb.data(), n, c, r);
+      apply_reflectors_on(engine, n - 1, n - 1, element_at(p.data(), n, 1, 0), n, taup.data(),
+                          element_at(w.data(), n, 1, 0), n, n);
+      for (int c = 0; c < n; ++c)
+        for (int r = 0; r < n; ++r) *element_at(vt, ldvt, r, c) = *element_at(w.data(), n, c, r);
+    }
+  }
+  if (sigma != 1)
+    for (int j = 0; j < n; ++j) s[j] /= sigma;
+  return info;
+}
+
 }  // namespace
 
 template <class T>
-int singular_values_on(Engine& engine, int m, int n, T* a, int lda, lapack::Real<T>* s) {
-  using R = lapack::Real<T>;
+int gesdd_on(Engine& engine, char jobz, int m, int n, T* a, int lda, lapack::Real<T>* s, T* u, int ldu, T* vt,
+             int ldvt) {
   const int k = std::min(m, n), big = std::max(m, n);
-  T unused[1] = {};  // gesdd's u and vt, not referenced for jobz 'N'
-  if constexpr (!std::is_same_v<T, R>) {
-    return lapack::gesdd('N', m, n, a, lda, s, unused, 1, unused, 1);
+  if constexpr (!std::is_same_v<T, lapack::Real<T>>) {
+    return lapack::gesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
   } else {
-    if (k < kBidiagonalMinBlocked || 6 * big >= 11 * k) return lapack::gesdd('N', m, n, a, lda, s, unused, 1, unused, 1);
-    // More columns than rows: the transpose has the same singular values.
-    Scratch<T> transposed(m < n ? static_cast<std::size_t>(m) * n : 0);
-    T* b = a;
-    int ldb = lda;
-    if (m < n) {
-      for (int c = 0; c < n; ++c)
-        for (int r = 0; r < m; ++r) *element_at(transposed.data(), n, c, r) = *element_at(a, lda, r, c);
-      b = transposed.data();
-      ldb = n;
-    }
-    const int rows = big, cols = k;
-    // gesdd's scaling: a matrix whose largest entry is outside [smlnum, bignum] is scaled into it
-    // first and the singular values scaled back.
-    const R eps = std::numeric_limits<R>::epsilon();
-    const R smlnum = std::sqrt(std::numeric_limits<R>::min()) / eps, bignum = 1 / smlnum;
-    R norm = 0;
-    for (int c = 0; c < cols; ++c)
-      for (int r = 0; r < rows; ++r) norm = std::max(norm, std::abs(*element_at(b, ldb, r, c)));
-    const R sigma = norm > 0 && norm < smlnum ? smlnum / norm : norm > bignum ? bignum / norm : R(1);
-    if (sigma != 1)
-      for (int c = 0; c < cols; ++c)
-        for (int r = 0; r < rows; ++r) *element_at(b, ldb, r, c) *= sigma;
-    Scratch<T> e(static_cast<std::size_t>(cols)), tauq(static_cast<std::size_t>(cols)), taup(static_cast<std::size_t>(cols));
-    gebrd_on(engine, rows, cols, b, ldb, s, e.data(), tauq.data(), taup.data());
-    const int info = lapack::bdsdc_values(cols, s, e.data());
-    if (sigma != 1)
-      for (int j = 0; j < cols; ++j) s[j] /= sigma;
-    return info;
+    if (k < kBidiagonalMinBlocked || 6 * big >= 11 * k) return lapack::gesdd(jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    if (m >= n) return tall_svd(engine, jobz, m, n, a, lda, s, u, ldu, vt, ldvt);
+    // More columns than rows: a^T = u' diag(s) vt' (tall), so u = vt'^T and vt = u'^T.
+    const std::size_t mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n);
+    Scratch<T> b(mm * nn);
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < m; ++r) *element_at(b.data(), n, c, r) = *element_at(a, lda, r, c);
+    if (jobz == 'N') return tall_svd(engine, 'N', n, m, b.data(), n, s, u, ldu, vt, ldvt);
+    const int ku = jobz == 'A' ? n : m;  // u' is n x ku
+    Scratch<T> ut(nn * static_cast<std::size_t>(ku)), vtt(mm * mm);
+    const int info = tall_svd(engine, jobz, n, m, b.data(), n, s, ut.data(), n, vtt.data(), m);
+    if (info != 0) return info;
+    for (int c = 0; c < m; ++c)
+      for (int r = 0; r < m; ++r) *element_at(u, ldu, r, c) = *element_at(vtt.data(), m, c, r);
+    for (int c = 0; c < n; ++c)
+      for (int r = 0; r < ku; ++r) *element_at(vt, ldvt, r, c) = *element_at(ut.data(), n, c, r);
+    return 0;
   }
 }
 
 #define TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE(T) \
-  template int singular_values_on<T>(Engine&, int, int, T*, int, lapack::Real<T>*);
+  template int gesdd_on<T>(Engine&, char, int, int, T*, int, lapack::Real<T>*, T*, int, T*, int);
 TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE)
 #undef TENSORA_BLOCKED_BIDIAGONAL_INSTANTIATE
 

@@ -39,6 +39,14 @@ void geqrf_on(Engine& engine, int m, int n, T* a, int lda, T* tau);
 template <class T>
 void orgqr_on(Engine& engine, int m, int n, int k, T* a, int lda, const T* tau);
 
+// c (m x n) = H(0) ... H(k - 1) c for k reflectors stored as geqrf leaves them (reflector i in
+// column i of v, m x k, its unit at row i, below it its tail; tau its scalars): ormqr's contract
+// for side 'L', no transpose. Backward in blocks of 64 reflectors, each block's triangular factor
+// formed once (larft), then the columns of c in slabs of kSlab, one task each (ormqr or ormtr
+// called per slab would form every factor again for every slab: 1.3x one call at 1024).
+template <class T>
+void apply_reflectors_on(Engine& engine, int m, int k, const T* v, int ldv, const T* tau, T* c, int ldc, int n);
+
 // trtrs's contract: b (n x nrhs) = op(a)^-1 b for triangular a, the right-hand sides in slabs
 // of kSlab columns; the result LAPACK's info (the first zero diagonal entry, 1-based; 0: none),
 // which every slab finds alike.
@@ -62,12 +70,14 @@ int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, lapack:
 template <class T>
 void sytrd_on(Engine& engine, int n, T* a, int lda, lapack::Real<T>* d, lapack::Real<T>* e, T* tau);
 
-// gesdd's contract for jobz 'N': the singular values of a (m x n, overwritten) in s, descending;
-// the result LAPACK's info (no convergence). Real matrices from 160 rows and columns (and at
-// most 11/6 as many of one as of the other) reduce to bidiagonal form on the engine's threads
+// gesdd's contract: the singular values of a (m x n, overwritten) in s, descending, and for
+// jobz 'S' or 'A' the reduced or complete u (m x k or m x m) and vt (k x n or n x n); the result
+// LAPACK's info (no convergence). Real matrices from 160 rows and columns (and at most 11/6 as
+// many of one as of the other) reduce to bidiagonal form on the engine's threads
 // (blocked_bidiagonal.cpp); the others are one LAPACK call.
 template <class T>
-int singular_values_on(Engine& engine, int m, int n, T* a, int lda, lapack::Real<T>* s);
+int gesdd_on(Engine& engine, char jobz, int m, int n, T* a, int lda, lapack::Real<T>* s, T* u, int ldu, T* vt,
+             int ldvt);
 
 // The number of slabs `columns` columns make, and the address of a(row, col).
 inline int slab_count(int columns) { return columns <= 0 ? 0 : (columns + kSlab - 1) / kSlab; }

@@ -82,9 +82,31 @@ void orgqr_on(Engine& engine, int m, int n, int k, T* a, int lda, const T* tau) 
   }
 }
 
-#define TENSORA_BLOCKED_QR_INSTANTIATE(T)                    \
-  template void geqrf_on<T>(Engine&, int, int, T*, int, T*); \
-  template void orgqr_on<T>(Engine&, int, int, int, T*, int, const T*);
+template <class T>
+void apply_reflectors_on(Engine& engine, int m, int k, const T* v, int ldv, const T* tau, T* c, int ldc, int n) {
+  if (k <= 0) return;
+  const int blocks = (k + kQrBlock - 1) / kQrBlock;
+  const auto block_factor = [](Scratch<T>& f, int b) { return f.data() + static_cast<std::int64_t>(b) * kQrBlock * kQrBlock; };
+  Scratch<T> factors(static_cast<std::size_t>(blocks) * kQrBlock * kQrBlock);
+  engine.parallel_for(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t b = begin; b < end; ++b) {
+      const int s = static_cast<int>(b) * kQrBlock, kb = std::min(kQrBlock, k - s);
+      lapack::larft(m - s, kb, element_at(v, ldv, s, s), ldv, tau + s, block_factor(factors, static_cast<int>(b)), kb);
+    }
+  });
+  for_each_slab(engine, 0, n, [&](int c0, int w) {
+    for (int b = blocks - 1; b >= 0; --b) {
+      const int s = b * kQrBlock, kb = std::min(kQrBlock, k - s);
+      lapack::larfb('N', m - s, w, kb, element_at(v, ldv, s, s), ldv, block_factor(factors, b), kb,
+                    element_at(c, ldc, s, c0), ldc);
+    }
+  });
+}
+
+#define TENSORA_BLOCKED_QR_INSTANTIATE(T)                                    \
+  template void geqrf_on<T>(Engine&, int, int, T*, int, T*);                 \
+  template void orgqr_on<T>(Engine&, int, int, int, T*, int, const T*);      \
+  template void apply_reflectors_on<T>(Engine&, int, int, const T*, int, const T*, T*, int, int);
 TENSORA_LAPACK_TYPES(TENSORA_BLOCKED_QR_INSTANTIATE)
 #undef TENSORA_BLOCKED_QR_INSTANTIATE
 

@@ -10,7 +10,8 @@
 //     a her2k (syr2k) on its diagonal block and one gemm below it.
 // There is no look-ahead: the next panel's products read the whole updated trailing matrix.
 // The eigenvalues then come from sterf, the eigenvectors from stedc (both on the real
-// tridiagonal matrix) and Q applied to them (ormtr / unmtr) in slabs of columns. The pieces
+// tridiagonal matrix) and Q applied to them (ormtr / unmtr) in slabs of columns
+// (apply_reflectors_on). The pieces
 // depend on n alone, so every engine makes the same calls and gets the same bits.
 #include <algorithm>
 #include <array>
@@ -135,34 +136,6 @@ void latrd(Engine& engine, int m, int nb, T* a, int lda, Real<T>* e, T* tau, T* 
   }
 }
 
-// c (n x n) = Q c for sytrd_on's Q (LAPACK's ormtr / unmtr): Q = diag(1, H(0) ... H(n - 2)) with the
-// reflectors stored below a's subdiagonal, applied backward in blocks of kQBlock; each block's
-// triangular factor formed once (larft), then the columns of c in slabs, one task each.
-// (ormtr itself in slabs forms every factor again for every slab: at 1024 slabs of 128 took
-// 1.3x one call on one thread.)
-constexpr int kQBlock = 64;
-template <class T>
-void apply_q(Engine& engine, int n, const T* a, int lda, const T* tau, T* c, int ldc) {
-  const int m = n - 1, blocks = (m + kQBlock - 1) / kQBlock;  // m reflectors of order m
-  if (m <= 0) return;
-  const T* v = element_at(a, lda, 1, 0);
-  Scratch<T> factors(static_cast<std::size_t>(blocks) * kQBlock * kQBlock);
-  engine.parallel_for(blocks, 1, [&](std::int64_t begin, std::int64_t end) {
-    for (std::int64_t b = begin; b < end; ++b) {
-      const int s = static_cast<int>(b) * kQBlock, kb = std::min(kQBlock, m - s);
-      lapack::larft(m - s, kb, element_at(v, lda, s, s), lda, tau + s, factors.data() + b * kQBlock * kQBlock, kb);
-    }
-  });
-  for_each_slab(engine, 0, n, [&](int c0, int w) {
-    for (int b = blocks - 1; b >= 0; --b) {
-      const int s = b * kQBlock, kb = std::min(kQBlock, m - s);
-      lapack::larfb('N', m - s, w, kb, element_at(v, lda, s, s), lda,
-                    factors.data() + static_cast<std::int64_t>(b) * kQBlock * kQBlock, kb,
-                    element_at(c, ldc, 1 + s, c0), ldc);
-    }
-  });
-}
-
 }  // namespace
 
 template <class T>
@@ -240,8 +213,10 @@ int heevd_on(Engine& engine, char jobz, char uplo, int n, T* a, int lda, Real<T>
     info = lapack::stedc(n, w, e.data(), z.data(), n);
     if (info == 0) {
       // Q applies in place of the vectors (complex: a complex copy of them), then into a.
+      // Q = diag(1, H(0) ... H(n - 2)), the reflectors below a's subdiagonal.
       const auto finish = [&](T* vectors) {
-        apply_q(engine, n, a, lda, tau.data(), vectors, n);
+        apply_reflectors_on(engine, n - 1, n - 1, element_at(a, lda, 1, 0), lda, tau.data(),
+                            element_at(vectors, n, 1, 0), n, n);
         for (int c = 0; c < n; ++c)
           std::copy(element_at(vectors, n, 0, c), element_at(vectors, n, n, c), element_at(a, lda, 0, c));
       };

@@ -363,16 +363,18 @@ void gebrd(int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup) {
 }
 
 template <class T>
-int bdsdc_values(int n, T* d, T* e) {
-  const char uplo = 'U', compq = 'N';
+int bdsdc(int n, T* d, T* e, T* u, int ldu, T* vt, int ldvt) {
+  const char uplo = 'U', compq = u == nullptr ? 'N' : 'I';
   const int one = 1;
   T dummy{};
   int idummy = 0, info = 0;
+  const std::size_t nn = static_cast<std::size_t>(n);
   using F = void (*)(const char*, const char*, const int*, T*, T*, T*, const int*, T*, const int*, T*, int*, T*,
                      int*, int*, Len, Len);
-  routine<F, T>(Bdsdc)(&uplo, &compq, &n, d, e, &dummy, &one, &dummy, &one, &dummy, &idummy,
-                       workspace<T>(4 * static_cast<std::size_t>(n) + 1),
-                       workspace<int>(8 * static_cast<std::size_t>(n) + 1), &info, 1, 1);
+  routine<F, T>(Bdsdc)(&uplo, &compq, &n, d, e, u != nullptr ? u : &dummy, u != nullptr ? &ldu : &one,
+                       vt != nullptr ? vt : &dummy, vt != nullptr ? &ldvt : &one, &dummy, &idummy,
+                       workspace<T>(compq == 'N' ? 4 * nn + 1 : 3 * nn * nn + 4 * nn + 1),
+                       workspace<int>(8 * nn + 1), &info, 1, 1);
   return info;
 }
 
@@ -450,7 +452,7 @@ TENSORA_LAPACK_TYPES(TENSORA_LAPACK_INSTANTIATE)
   template int sterf<T>(int, T*, T*);         \
   template int stedc<T>(int, T*, T*, T*, int);  \
   template void gebrd<T>(int, int, T*, int, T*, T*, T*, T*); \
-  template int bdsdc_values<T>(int, T*, T*);
+  template int bdsdc<T>(int, T*, T*, T*, int, T*, int);
 TENSORA_LAPACK_REAL_TYPES(TENSORA_LAPACK_REAL_INSTANTIATE)
 #undef TENSORA_LAPACK_REAL_INSTANTIATE
 

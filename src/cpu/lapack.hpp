@@ -102,12 +102,13 @@ template <class T>
 int stedc(int n, T* d, T* e, T* z, int ldz);
 // The bidiagonal reduction of the blocked singular values (cpu/blocked_bidiagonal.cpp), real T:
 // gebrd reduces a (m x n, m >= n) to upper bidiagonal d, e (Q's reflectors below the diagonal,
-// P's right of the superdiagonal); bdsdc_values gives the singular values of (d, e) in d,
-// descending (bdsdc with compq 'N', as gesdd's 'N'), the result its info.
+// P's right of the superdiagonal); bdsdc gives the singular values of (d, e) in d, descending,
+// and with u and vt (not nullptr) B = u diag(d) vt (n x n each; compq 'I', else 'N'), the
+// result its info.
 template <class T>
 void gebrd(int m, int n, T* a, int lda, T* d, T* e, T* tauq, T* taup);
 template <class T>
-int bdsdc_values(int n, T* d, T* e);
+int bdsdc(int n, T* d, T* e, T* u = nullptr, int ldu = 1, T* vt = nullptr, int ldvt = 1);
 
 // General eigendecomposition (geev), right eigenvectors when jobvr is 'V': w and v are complex
 // for every T (a real routine's conjugate pairs are unpacked here), v's columns of unit 2-norm.

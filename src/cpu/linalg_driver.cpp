@@ -182,11 +182,10 @@ int solve_one(const Call& call, std::span<const Tensor> outs, std::span<const Te
       Scratch<R> s(static_cast<std::size_t>(k));
       Scratch<T> u(call.vectors ? static_cast<std::size_t>(m * ku) : 1), vt(call.vectors ? static_cast<std::size_t>(kv * n) : 1);
       int info = 0;
-      if (k > 0 && !call.vectors) {
-        info = singular_values_on(engine, im, in, buf, ld, s.data());
-      } else if (k > 0) {
-        info = lapack::gesdd(call.complete ? 'A' : 'S', im, in, buf, ld, s.data(), u.data(), ld, vt.data(),
-                             std::max(1, static_cast<int>(kv)));
+      if (k > 0) {
+        const char jobz = !call.vectors ? 'N' : call.complete ? 'A' : 'S';
+        info = gesdd_on(engine, jobz, im, in, buf, ld, s.data(), u.data(), ld, vt.data(),
+                        std::max(1, static_cast<int>(kv)));
       } else if (call.vectors) {  // an empty matrix: complete factors are identities
         if (ku > 0) set_identity(u.data(), m);
         if (kv > 0) set_identity(vt.data(), n);
