@@ -155,6 +155,43 @@ TEST(TracedPasses, ConvertChainsFoldOnlyExactFirstSteps) {
   expect_same_values(g, after, {ta::Tensor::from_floats({1.0009765625 + 1e-4, -3.3}, ta::TensorOptions(ta::Device::cpu(), DType::F32))});
 }
 
+// Up the lattice is not exact: U32 -> C64 rounds 4294967295 to 2^32, which a cast to I32 then
+// saturates to 2147483647; folded to U32 -> I32 the chain would wrap it to -1 (found by
+// fuzz_ops). Through an exact F64 the value survives but the cast to I32 still saturates where
+// an integer's wraps: kept too. An exact first step whose second step treats the value alike
+// folds: U32 -> F64 -> F32 (both round the same value) and U32 -> I64 -> I32 (both wrap).
+TEST(TracedPasses, ConvertChainsKeepAFirstStepThatRoundsOrChangesTheRule) {
+  auto x = TracedTensor::input("x", DType::U32, {2});
+  auto rounded = x.cast(DType::C64).cast(DType::I32);
+  auto saturated = x.cast(DType::F64).cast(DType::I32);
+  auto to_float = x.cast(DType::F64).cast(DType::F32);
+  auto wrapped = x.cast(DType::I64).cast(DType::I32);
+  const std::vector<TracedTensor> outs = {rounded, saturated, to_float, wrapped};
+  const gd::Graph g = graph_of(outs);
+  const gd::Graph after = gd::eliminate_dead_code(gd::fold_convert_chains(g));
+  EXPECT_EQ(gd::print(after),
+            "program(x: U32[2]) {\n"
+            "  %0 = input {\"x\"} : U32[2]\n"
+            "  %1 = cast(%0) {to=C64} : C64[2]\n"
+            "  %2 = cast(%1) {to=I32} : I32[2]\n"
+            "  %3 = cast(%0) {to=F64} : F64[2]\n"
+            "  %4 = cast(%3) {to=I32} : I32[2]\n"
+            "  %5 = cast(%0) {to=F32} : F32[2]\n"
+            "  %6 = cast(%0) {to=I32} : I32[2]\n"
+            "  return %2, %4, %5, %6\n}\n");
+  const ta::Tensor values = ta::Tensor::from_vec_col_major({2}, std::vector<std::uint32_t>{4294967295u, 7});
+  expect_same_values(g, after, {values});
+  // The compiled program (every pass, fused) against the direct casts.
+  auto serial = ta::CpuEngine::serial();
+  const auto results = ta::Runtime().run(ta::GraphCompiler().compile(outs, {x}), serial, {values});
+  const auto direct = [&](DType a, DType b) { return values.cast(a, serial).cast(b, serial); };
+  EXPECT_EQ(results[0].to_vec<std::int32_t>(), (std::vector<std::int32_t>{2147483647, 7}));
+  EXPECT_EQ(results[0].to_vec<std::int32_t>(), direct(DType::C64, DType::I32).to_vec<std::int32_t>());
+  EXPECT_EQ(results[1].to_vec<std::int32_t>(), direct(DType::F64, DType::I32).to_vec<std::int32_t>());
+  EXPECT_EQ(results[2].to_vec<float>(), direct(DType::F64, DType::F32).to_vec<float>());
+  EXPECT_EQ(results[3].to_vec<std::int32_t>(), (std::vector<std::int32_t>{-1, 7}));
+}
+
 TEST(TracedPasses, TransposesFoldIntoDotGeneral) {
   auto a = TracedTensor::input("a", DType::F64, {3, 2});
   auto b = TracedTensor::input("b", DType::F64, {4, 3});
