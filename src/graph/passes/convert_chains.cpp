@@ -15,47 +15,34 @@ namespace {
 
 bool is_dtype_change(const Node& n) { return n.kind == OpKind::Convert || n.kind == OpKind::Cast; }
 
-// A real dtype's values as a class and a precision: integers by their value bits, floats by
-// their significand bits and largest and smallest binary exponents (subnormals included).
-struct Values {
-  enum Class { Bool, Unsigned, Signed, Float } cls;
-  int digits, max_exponent = 0, min_exponent = 0;
+// A float dtype's significand bits and binary exponent range (subnormals included); a complex
+// dtype's parts'.
+struct FloatRange {
+  int digits, max_exponent, min_exponent;
 };
-Values values_of(DType d) {
-  switch (d) {
-    case DType::Bool: return {Values::Bool, 1};
-    case DType::U8: return {Values::Unsigned, 8};
-    case DType::U16: return {Values::Unsigned, 16};
-    case DType::U32: return {Values::Unsigned, 32};
-    case DType::U64: return {Values::Unsigned, 64};
-    case DType::I8: return {Values::Signed, 7};
-    case DType::I16: return {Values::Signed, 15};
-    case DType::I32: return {Values::Signed, 31};
-    case DType::I64: return {Values::Signed, 63};
-    case DType::F16: return {Values::Float, 11, 16, -24};
-    case DType::BF16: return {Values::Float, 8, 128, -133};
-    case DType::F32:
-    case DType::C64: return {Values::Float, 24, 128, -149};
-    default: return {Values::Float, 53, 1024, -1074};  // F64, C128
+FloatRange float_range(DType d) {
+  switch (real_dtype(d)) {
+    case DType::F16: return {11, 16, -24};
+    case DType::BF16: return {8, 128, -133};
+    case DType::F32: return {24, 128, -149};
+    default: return {53, 1024, -1074};  // F64
   }
 }
+// An integer dtype's value bits, its sign not counted.
+int value_bits(DType d) { return 8 * static_cast<int>(size_of(d)) - (kind(d) == DTypeKind::SignedInt ? 1 : 0); }
 
 // Whether every value of `from` converts to `to` without change (a complex value to a complex
 // one: both parts).
 bool converts_exactly(DType from, DType to) {
-  if (from == to) return true;
-  if (is_complex(from) && !is_complex(to)) return false;  // the imaginary part is dropped
-  const Values f = values_of(from), t = values_of(to);
-  if (f.cls == Values::Bool) return true;
-  switch (t.cls) {
-    case Values::Bool: return false;
-    case Values::Unsigned: return f.cls == Values::Unsigned && f.digits <= t.digits;
-    case Values::Signed: return (f.cls == Values::Unsigned || f.cls == Values::Signed) && f.digits <= t.digits;
-    case Values::Float:
-      if (f.cls != Values::Float) return f.digits <= t.digits;  // an integer: its bits fit the significand
-      return f.digits <= t.digits && f.max_exponent <= t.max_exponent && f.min_exponent >= t.min_exponent;
+  if (from == to || from == DType::Bool) return true;
+  if (to == DType::Bool || (is_complex(from) && !is_complex(to))) return false;  // complex: the imaginary part
+  if (is_integer(from)) {
+    if (is_inexact(to)) return value_bits(from) <= float_range(to).digits;  // its bits fit the significand
+    return value_bits(from) <= value_bits(to) && (kind(from) == DTypeKind::UnsignedInt || kind(to) == DTypeKind::SignedInt);
   }
-  return false;
+  if (!is_inexact(to)) return false;  // a float to an integer
+  const FloatRange f = float_range(from), t = float_range(to);
+  return f.digits <= t.digits && f.max_exponent <= t.max_exponent && f.min_exponent >= t.min_exponent;
 }
 
 }  // namespace
@@ -69,8 +56,7 @@ Graph fold_convert_chains(const Graph& g) {
     if (!converts_exactly(x->dtype, inner.dtype)) return nullptr;
     // A float's cast to an integer saturates, an integer's wraps: through a float, an integer
     // that B cannot hold would change rule.
-    const auto is_integer = [](DType d) { return d != DType::Bool && !is_floating(d) && !is_complex(d); };
-    if (is_integer(x->dtype) && !is_integer(inner.dtype) && is_integer(n->dtype) &&
+    if (is_integer(x->dtype) && is_inexact(inner.dtype) && is_integer(n->dtype) &&
         !converts_exactly(x->dtype, n->dtype))
       return nullptr;
     if (n->dtype == x->dtype) return x;
