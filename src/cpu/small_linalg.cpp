@@ -150,6 +150,26 @@ TENSORA_KERNEL_INLINE void divide_by(Vec<T, VB>* x, std::int64_t at, std::int64_
 
 // ---- the algorithms, on n x n lane matrices (column-major, element (r, c) at r + c * n) ----
 
+// getf2's interchange of rows k and p (per lane) in column c of the n x n lane matrix a, for
+// rows p >= k: row k takes row p's entry (a chain of selects down the column) and row p takes
+// row k's. Returns the new entry of row k. lu_factor runs it a column at a time, fused with the
+// column's update: each entry is then read and written once per step, not once for the
+// interchange and again for the update (the arithmetic is getf2's).
+template <class T, int VB>
+TENSORA_KERNEL_INLINE Vec<T, VB> interchange(Vec<T, VB>* a, std::int64_t n, std::int64_t k,
+                                             std::int64_t c, Vec<T, VB> p) {
+  const Vec<T, VB> top = a[k + c * n];
+  Vec<T, VB> pivot_row = top;
+  for (std::int64_t r = k + 1; r < n; ++r) {
+    const auto swap = p == splat<T, VB>(static_cast<T>(r));
+    const Vec<T, VB> y = a[r + c * n];
+    pivot_row = swap ? y : pivot_row;
+    a[r + c * n] = swap ? top : y;
+  }
+  a[k + c * n] = pivot_row;
+  return pivot_row;
+}
+
 // getf2: a = p l u in place (l unit lower below the diagonal, u on and above it); piv the
 // 1-based row interchanges; info the first exactly zero pivot (0: none), the factorization
 // going on past it as LAPACK's does. Without kWholeRows the interchanges skip the columns
@@ -169,12 +189,20 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
       p = larger ? splat<T, VB>(static_cast<T>(r)) : p;
     }
     piv[k] = p + static_cast<T>(1);
-    for (std::int64_t r = k + 1; r < n; ++r) {
-      const auto swap = p == splat<T, VB>(static_cast<T>(r));
-      for (std::int64_t c = kWholeRows ? 0 : k; c < n; ++c) {
-        const W x = a[k + c * n], y = a[r + c * n];
-        a[k + c * n] = swap ? y : x;
-        a[r + c * n] = swap ? x : y;
+    // Fused, the columns right of the pivot are interchanged as they are updated. Orders up to
+    // kMinReciprocal, whose matrices live in registers, interchange whole rows first: fused,
+    // 3x3 inv took 1.25x as long (as many instructions, scheduled worse).
+    constexpr bool kFused = N == 0 || N > kMinReciprocal;
+    if constexpr (kFused) {
+      for (std::int64_t c = kWholeRows ? 0 : k; c <= k; ++c) interchange<T, VB>(a, n, k, c, p);
+    } else {
+      for (std::int64_t r = k + 1; r < n; ++r) {
+        const auto swap = p == splat<T, VB>(static_cast<T>(r));
+        for (std::int64_t c = kWholeRows ? 0 : k; c < n; ++c) {
+          const W x = a[k + c * n], y = a[r + c * n];
+          a[k + c * n] = swap ? y : x;
+          a[r + c * n] = swap ? x : y;
+        }
       }
     }
     const W pivot = a[k + k * n];
@@ -187,8 +215,10 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
     if constexpr (N == 0 || N > kMinReciprocal) divide_by<T, VB>(a, k + 1 + k * n, 1, n - k - 1, divisor);
     else
       for (std::int64_t r = k + 1; r < n; ++r) a[r + k * n] /= divisor;
-    for (std::int64_t c = k + 1; c < n; ++c)
-      for (std::int64_t r = k + 1; r < n; ++r) a[r + c * n] -= a[r + k * n] * a[k + c * n];
+    for (std::int64_t c = k + 1; c < n; ++c) {
+      const W u = kFused ? interchange<T, VB>(a, n, k, c, p) : a[k + c * n];
+      for (std::int64_t r = k + 1; r < n; ++r) a[r + c * n] -= a[r + k * n] * u;
+    }
   }
 }
 
