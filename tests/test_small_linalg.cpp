@@ -62,6 +62,8 @@ TEST(SmallLinalg, EveryOrderAgainstTheReferenceEngine) {
       EXPECT_LT(max_diff(hc.eigenvectors, hr.eigenvectors), tol(d) * 1000);
       const Tensor rebuilt = hc.eigenvectors.mul(hc.eigenvalues.unsqueeze(-2), e()).matmul(hc.eigenvectors.transpose(-2, -1), e());
       EXPECT_LT(max_diff(rebuilt, h), tol(d) * 100);
+      // eigvalsh (Jacobi, or from order 6 tridiagonal QL): the same values.
+      EXPECT_LT(max_diff(la::eigvalsh(h, e()), hr.eigenvalues), tol(d) * 10);
       // One triangle is read: garbage in the other changes nothing.
       const Tensor upper_only = h.triu(0, e()).add(random({37, n, n}, d, 300 + n).tril(-1, e()), e());
       EXPECT_EQ(values(la::eigvalsh(upper_only, {.upper = true}, e())), values(la::eigvalsh(h, e())));
@@ -124,7 +126,85 @@ TEST(SmallLinalg, EighOfHugeAndTinyEntries) {
         const la::Eigh unit = la::eigh(h, e()), scaled = la::eigh(big, e());
         EXPECT_LT(max_diff(scaled.eigenvalues.mul(ta::Scalar(1 / scale), e()), unit.eigenvalues), tol(d) * 10);
         EXPECT_LT(max_diff(scaled.eigenvectors, unit.eigenvectors), tol(d) * 1000);
+        // eigvalsh's tridiagonal QL (order 8) squares entries too (each reflector's norm, each
+        // rotation's hypotenuse).
+        EXPECT_LT(max_diff(la::eigvalsh(big, e()).mul(ta::Scalar(1 / scale), e()), unit.eigenvalues), tol(d) * 10);
       }
+}
+
+TEST(SmallLinalg, EigvalshOfKnownSpectraThroughTridiagonalQl) {
+  // From order 6 the eigenvalues alone come from a tridiagonal form and QL sweeps, each lane
+  // deflating at its own index. Matrices q diag(w) q^T with q orthogonal (from a QR) and w
+  // known: distinct, repeated (a multiple eigenvalue deflates at once, with e exactly or nearly
+  // zero), of widely spread magnitude, with a zero eigenvalue repeated; and 3 I (diagonal from
+  // the start), a tridiagonal matrix, a block diagonal one (the reflectors of a zero block are
+  // the identity).
+  ta::ReferenceEngine ref;
+  const std::vector<std::vector<double>> spectra = {
+      {-3, -1, 0.5, 1, 2, 4, 7, 9}, {1, 1, 1, 2, 2, 5, 5, 5}, {3, 3, 3, 3, 3, 3, 3, 3},
+      {-1e-12, 1e-8, 1e-4, 1, 1e3, 1e6, 1e9, 1e12}, {0, 0, 0, 0, 0, 0, 1, -1}};
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n : {6, 7, 8}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      const std::int64_t batch = static_cast<std::int64_t>(spectra.size()) + 3;
+      const Tensor q = la::qr(random({batch, n, n}, DType::F64, 500 + static_cast<std::uint64_t>(n)), e()).q;
+      std::vector<double> w(static_cast<std::size_t>(batch * n), 0.0), want;
+      for (std::int64_t b = 0; b < static_cast<std::int64_t>(spectra.size()); ++b)
+        for (std::int64_t i = 0; i < n; ++i) w[static_cast<std::size_t>(b + batch * i)] = spectra[static_cast<std::size_t>(b)][static_cast<std::size_t>(i)];
+      const Tensor wt = Tensor::from_vec_col_major({batch, n}, w);
+      Tensor h = q.mul(wt.unsqueeze(-2), e()).matmul(q.transpose(-2, -1), e());
+      // Matrix 2: 3 I; 5: tridiagonal (1, 2, ..., n on the diagonal, 1 beside it); 6: two
+      // diagonal blocks.
+      std::vector<double> hv = h.to_vec<double>();
+      const auto at = [&](std::int64_t b, std::int64_t r, std::int64_t c) -> double& {
+        return hv[static_cast<std::size_t>(b + batch * (r + n * c))];
+      };
+      for (std::int64_t r = 0; r < n; ++r)
+        for (std::int64_t c = 0; c < n; ++c) {
+          at(2, r, c) = r == c ? 3.0 : 0.0;  // exactly, not through q's rounding
+          at(5, r, c) = r == c ? static_cast<double>(r + 1) : (r - c == 1 || c - r == 1) ? 1.0 : 0.0;
+          if ((r < 3) != (c < 3)) at(6, r, c) = 0.0;
+        }
+      h = Tensor::from_vec_col_major({batch, n, n}, hv).cast(d, e());
+      const Tensor got = la::eigvalsh(h, e()), reference = la::eigh(h, ref).eigenvalues;
+      EXPECT_EQ(got.shape(), (Shape{batch, n}));
+      EXPECT_EQ(got.dtype(), d);
+      // Backward stable: each value within a few eps of the matrix's norm of the reference's.
+      const auto g = got.cast(DType::F64, e()).to_vec<double>(), r = reference.cast(DType::F64, e()).to_vec<double>();
+      const double eps = d == DType::F32 ? 1.2e-7 : 2.3e-16;
+      for (std::int64_t b = 0; b < batch; ++b) {
+        double norm = 0;
+        for (std::int64_t i = 0; i < n; ++i) norm = std::max(norm, std::abs(r[static_cast<std::size_t>(b + batch * i)]));
+        for (std::int64_t i = 0; i < n; ++i) {
+          const auto k = static_cast<std::size_t>(b + batch * i);
+          EXPECT_LE(std::abs(g[k] - r[k]), 20 * n * eps * norm) << "matrix " << b << " value " << i;
+          if (i > 0) EXPECT_LE(g[k - static_cast<std::size_t>(batch)], g[k]) << "ascending, matrix " << b;
+        }
+      }
+      // The multiple of the identity: exactly its value, n times.
+      for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(g[static_cast<std::size_t>(2 + batch * i)], 3.0) << i;
+    }
+}
+
+TEST(SmallLinalg, EigvalshOfAMatrixDoesNotDependOnTheMatricesBesideIt) {
+  // Tridiagonal QL sweeps until every lane of a group has deflated, each sweep from the largest
+  // deflation index of the lanes: a lane takes part only below its own, so each matrix gets the
+  // bits it gets alone, with a diagonal matrix (no sweep at all) and a hard one beside it.
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n : {6, 8}) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      std::vector<double> v = random({37, n, n}, d, 14).cast(DType::F64, e()).to_vec<double>();
+      for (std::int64_t c = 0; c < n; ++c)  // matrix 5 diagonal, matrix 9 with a zero last column
+        for (std::int64_t r = 0; r < n; ++r) {
+          if (r != c) v[static_cast<std::size_t>(5 + 37 * (r + n * c))] = 0;
+          if (c == n - 1 || r == n - 1) v[static_cast<std::size_t>(9 + 37 * (r + n * c))] = 0;
+        }
+      const Tensor a = Tensor::from_vec_col_major({37, n, n}, v).cast(d, e());
+      const Tensor h = a.add(a.transpose(-2, -1), e());
+      const Tensor batch = la::eigvalsh(h, e());
+      for (std::int64_t i : {0, 4, 5, 6, 9, 20, 36})
+        EXPECT_EQ(values(la::eigvalsh(h.slice(0, i, i + 1), e())), values(batch.slice(0, i, i + 1))) << i;
+    }
 }
 
 TEST(SmallLinalg, EighOfATinyOffDiagonalEntryBetweenEqualDiagonalEntries) {
@@ -256,16 +336,20 @@ TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
   const auto x = values(la::solve(a, b, e()));
   const auto l = values(la::cholesky(p, e()));
   const auto v = values(la::eigh(p, e()).eigenvectors);
+  const Tensor g = random({1000, 8, 8}, DType::F32, 15), h = g.add(g.transpose(-2, -1), e());
+  const auto w = values(la::eigvalsh(h, e()));  // tridiagonal QL
   auto p3 = ta::CpuEngine::parallel(3);
   EXPECT_EQ(values(la::solve(a, b, p3)), x);
   EXPECT_EQ(values(la::cholesky(p, p3)), l);
   EXPECT_EQ(values(la::eigh(p, p3).eigenvectors), v);
+  EXPECT_EQ(values(la::eigvalsh(h, p3)), w);
   for (const char* isa : {"avx2", "baseline"}) {
     if (!ta::cpu::gemm::force_kernel_isa(isa)) continue;
     SCOPED_TRACE(isa);
     EXPECT_EQ(values(la::solve(a, b, e())), x);
     EXPECT_EQ(values(la::cholesky(p, e())), l);
     EXPECT_EQ(values(la::eigh(p, e()).eigenvectors), v);
+    EXPECT_EQ(values(la::eigvalsh(h, e())), w);
   }
   ta::cpu::gemm::force_kernel_isa("");
 }
