@@ -178,7 +178,9 @@ TEST(SmallLinalg, EigvalshOfKnownSpectraThroughTridiagonalQl) {
         for (std::int64_t i = 0; i < n; ++i) {
           const auto k = static_cast<std::size_t>(b + batch * i);
           EXPECT_LE(std::abs(g[k] - r[k]), 20 * n * eps * norm) << "matrix " << b << " value " << i;
-          if (i > 0) EXPECT_LE(g[k - static_cast<std::size_t>(batch)], g[k]) << "ascending, matrix " << b;
+          if (i > 0) {
+            EXPECT_LE(g[k - static_cast<std::size_t>(batch)], g[k]) << "ascending, matrix " << b;
+          }
         }
       }
       // The multiple of the identity: exactly its value, n times.

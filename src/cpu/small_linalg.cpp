@@ -383,7 +383,6 @@ TENSORA_KERNEL_INLINE Vec<T, VB> scale_to_unit(std::int64_t n, Vec<T, VB>* a) {
 
 template <class T, int VB>
 TENSORA_KERNEL_INLINE void jacobi_start(std::int64_t n, JacobiSet<T, VB>& s) {
-  using W = Vec<T, VB>;
   s.up = scale_to_unit<T, VB>(n, s.a);
   s.norm2 = splat<T, VB>(0);
   for (std::int64_t e = 0; e < n * n; ++e) s.norm2 += s.a[e] * s.a[e];
@@ -628,7 +627,7 @@ TENSORA_KERNEL_INLINE void tridiagonal_ql(std::int64_t n, Vec<T, VB>* d, Vec<T, 
       d[l] = finished ? d[l] - p : d[l];
       e[l] = finished ? g : e[l];
       for (std::int64_t j = l + 1; j < n; ++j)
-        e[j] = active & (m == splat<T, VB>(static_cast<T>(j))) ? zero : e[j];
+        e[j] = (active & (m == splat<T, VB>(static_cast<T>(j)))) ? zero : e[j];
     }
   }
   info = failed ? one : info;
