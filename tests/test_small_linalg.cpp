@@ -132,6 +132,41 @@ TEST(SmallLinalg, EighOfHugeAndTinyEntries) {
       }
 }
 
+TEST(SmallLinalg, EigenvaluesAtTheEdgesOfTheExponentRangeScaleExactly) {
+  // Each matrix is scaled by the power of two that brings its largest entry into [1, 2) (its
+  // exponent read from the bits, clamped for subnormal entries), so a matrix times 2^k gives
+  // exactly 2^k times the eigenvalues: from the top of the range (a largest entry in
+  // [2^max, 2^(max+1)), whose scale factor 2^-(max) is subnormal) to entries that are all subnormal
+  // (small integers times 2^k, exact). Jacobi at order 3 (eigh), tridiagonal QL at order 8.
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n : {3, 8}) {
+      const bool f32 = d == DType::F32;
+      const int top = f32 ? 127 : 1023, bottom = f32 ? -145 : -1070;
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      // Largest entry 1.5 on the diagonal, off-diagonal entries k / 64 (exact in F32).
+      std::vector<double> v(static_cast<std::size_t>(4 * n * n));
+      for (std::int64_t b = 0; b < 4; ++b)
+        for (std::int64_t r = 0; r < n; ++r)
+          for (std::int64_t c = 0; c < n; ++c)
+            v[static_cast<std::size_t>(b + 4 * (r + n * c))] =
+                r == c ? 1.5 - 0.125 * static_cast<double>((r + b) % 4) : static_cast<double>((r + c + b) % 5 - 2) / 64;
+      const Tensor unit = Tensor::from_vec_col_major({4, n, n}, v).cast(d, e());
+      const auto want = values(la::eigvalsh(unit, e()));
+      const Tensor huge = unit.mul(ta::Scalar(std::ldexp(1.0, top)), e());
+      const auto got_huge = values(la::eigvalsh(huge, e()));
+      // Small integers (entries times 64, up to 96) times 2^bottom: subnormal and exact.
+      const Tensor integers = unit.mul(ta::Scalar(64.0), e());
+      const auto want_int = values(la::eigvalsh(integers, e()));
+      const auto got_tiny = values(la::eigvalsh(integers.mul(ta::Scalar(std::ldexp(1.0, bottom)), e()), e()));
+      ASSERT_EQ(got_huge.size(), want.size());
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got_huge[i].real(), want[i].real() * std::ldexp(1.0, top)) << i;
+        const double tiny = want_int[i].real() * std::ldexp(1.0, bottom);
+        EXPECT_EQ(got_tiny[i].real(), f32 ? static_cast<double>(static_cast<float>(tiny)) : tiny) << i;
+      }
+    }
+}
+
 TEST(SmallLinalg, EigvalshOfKnownSpectraThroughTridiagonalQl) {
   // From order 6 the eigenvalues alone come from a tridiagonal form and QL sweeps, each lane
   // deflating at its own index. Matrices q diag(w) q^T with q orthogonal (from a QR) and w
