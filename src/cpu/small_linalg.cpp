@@ -18,7 +18,6 @@
 #include "cpu/small_linalg.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <limits>
 #include <string_view>
@@ -379,7 +378,7 @@ TENSORA_KERNEL_INLINE Vec<T, VB> power_of_two(Vec<Bits<T>, VB> k) {
   VU shift = biased + static_cast<U>(kMantissa - 1);
   shift = (normal | ((shift ^ flip) < (VU{} ^ flip))) ? VU{} : shift;
   const VU bits = normal ? biased << kMantissa : (VU{} + U(1)) << shift;
-  return std::bit_cast<Vec<T, VB>>(bits);
+  return __builtin_bit_cast(Vec<T, VB>, bits);
 }
 
 // Each lane scaled by a power of two that brings its largest entry into [1, 2) (exact, and
@@ -401,7 +400,7 @@ TENSORA_KERNEL_INLINE Vec<T, VB> scale_to_unit(std::int64_t n, Vec<T, VB>* a) {
   using VU = Vec<U, VB>;
   using Limits = std::numeric_limits<T>;
   constexpr int kMantissa = Limits::digits - 1;
-  const VU biased = (std::bit_cast<VU>(largest) >> kMantissa) & static_cast<U>(2 * Limits::max_exponent - 1);
+  const VU biased = (__builtin_bit_cast(VU, largest) >> kMantissa) & static_cast<U>(2 * Limits::max_exponent - 1);
   VU exponent = biased - static_cast<U>(Limits::max_exponent - 2);  // frexp's, as unsigned
   const VU lowest = VU{} + static_cast<U>(Limits::min_exponent);
   // Signed compare through the sign bit's flip: exponent < min_exponent, as integers.
