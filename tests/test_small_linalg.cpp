@@ -137,7 +137,7 @@ TEST(SmallLinalg, EigenvaluesAtTheEdgesOfTheExponentRangeScaleExactly) {
   // exponent read from the bits, clamped for subnormal entries), so a matrix times 2^k gives
   // exactly 2^k times the eigenvalues: from the top of the range (a largest entry in
   // [2^max, 2^(max+1)), whose scale factor 2^-(max) is subnormal) to entries that are all subnormal
-  // (small integers times 2^k, exact). Jacobi at order 3 (eigh), tridiagonal QL at order 8.
+  // (small integers times 2^k, exact). eigvalsh runs Jacobi at order 3, tridiagonal QL at 8.
   for (DType d : {DType::F32, DType::F64})
     for (std::int64_t n : {3, 8}) {
       const bool f32 = d == DType::F32;

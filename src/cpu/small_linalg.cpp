@@ -357,27 +357,25 @@ struct JacobiSet {
   Mask<T, VB> done;  // the lanes that have converged
 };
 
-// The unsigned integer of T's width (a lane's bits).
+// The integer of T's width (a lane's bits).
 template <class T>
-using Bits = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
+using Bits = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
 
-// 2^k in every lane, exactly, for k (two's complement in Bits<T>) from the smallest subnormal's
-// exponent to the largest finite number's: the bits built directly, subnormal ones included.
+// 2^k in every lane, exactly, for k from the smallest subnormal's exponent to the largest finite
+// number's: the bits built directly, subnormal ones included.
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Vec<T, VB> power_of_two(Vec<Bits<T>, VB> k) {
-  using U = Bits<T>;
-  using VU = Vec<U, VB>;
+  using I = Bits<T>;
+  using VI = Vec<I, VB>;
   using Limits = std::numeric_limits<T>;
   constexpr int kMantissa = Limits::digits - 1;
-  constexpr U kBias = Limits::max_exponent - 1;
-  const VU biased = k + kBias;  // 1 and up for a normal result
-  const VU flip = VU{} + (U(1) << (8 * sizeof(U) - 1));
-  const auto normal = (biased ^ flip) > (VU{} ^ flip);  // biased > 0, as signed integers
+  const VI biased = k + static_cast<I>(Limits::max_exponent - 1);  // 1 and up for a normal result
+  const auto normal = biased > I(0);
   // A subnormal 2^k is the mantissa bit kMantissa - 1 + biased (biased in [1 - kMantissa, 0]);
   // the shift counts are kept in range in every lane.
-  VU shift = biased + static_cast<U>(kMantissa - 1);
-  shift = (normal | ((shift ^ flip) < (VU{} ^ flip))) ? VU{} : shift;
-  const VU bits = normal ? biased << kMantissa : (VU{} + U(1)) << shift;
+  VI shift = biased + static_cast<I>(kMantissa - 1);
+  shift = (normal | (shift < I(0))) ? VI{} : shift;
+  const VI bits = normal ? biased << kMantissa : (VI{} + I(1)) << shift;
   return __builtin_bit_cast(Vec<T, VB>, bits);
 }
 
@@ -396,20 +394,19 @@ TENSORA_KERNEL_INLINE Vec<T, VB> scale_to_unit(std::int64_t n, Vec<T, VB>* a) {
   // frexp's exponent of the largest entry, 0 for a zero matrix, at least min_exponent (so that
   // 2^(1 - exponent) is finite), read from the bits: frexp and ldexp were a call per lane, a
   // fifth of a 3x3 group's time.
-  using U = Bits<T>;
-  using VU = Vec<U, VB>;
+  using I = Bits<T>;
+  using VI = Vec<I, VB>;
   using Limits = std::numeric_limits<T>;
   constexpr int kMantissa = Limits::digits - 1;
-  const VU biased = (__builtin_bit_cast(VU, largest) >> kMantissa) & static_cast<U>(2 * Limits::max_exponent - 1);
-  VU exponent = biased - static_cast<U>(Limits::max_exponent - 2);  // frexp's, as unsigned
-  const VU lowest = VU{} + static_cast<U>(Limits::min_exponent);
-  // Signed compare through the sign bit's flip: exponent < min_exponent, as integers.
-  const VU flip = VU{} + (U(1) << (8 * sizeof(U) - 1));
-  exponent = (exponent ^ flip) < (lowest ^ flip) ? lowest : exponent;
-  exponent = largest == splat<T, VB>(0) ? VU{} : exponent;
-  const W down = power_of_two<T, VB>(U(1) - exponent);
+  // largest is not negative: its sign bit is clear.
+  const VI biased = (__builtin_bit_cast(VI, largest) >> kMantissa) & static_cast<I>(2 * Limits::max_exponent - 1);
+  VI exponent = biased - static_cast<I>(Limits::max_exponent - 2);  // frexp's
+  const VI lowest = VI{} + static_cast<I>(Limits::min_exponent);
+  exponent = exponent < lowest ? lowest : exponent;
+  exponent = largest == splat<T, VB>(0) ? VI{} : exponent;
+  const W down = power_of_two<T, VB>(I(1) - exponent);
   for (std::int64_t e = 0; e < n * n; ++e) a[e] *= down;
-  return power_of_two<T, VB>(exponent - U(1));
+  return power_of_two<T, VB>(exponent - I(1));
 }
 
 template <class T, int VB>
@@ -566,7 +563,7 @@ TENSORA_KERNEL_INLINE void tridiagonalize(std::int64_t n, Vec<T, VB>* a, Vec<T, 
     const W norm = sqrt_of<T, VB>(alpha * alpha + rest);
     const W beta = none ? alpha : alpha < zero ? norm : -norm;
     const W tau = none ? zero : (beta - alpha) / beta;
-    const W to_v = none ? zero : one / (alpha - (none ? zero : beta));
+    const W to_v = none ? zero : one / (alpha - beta);
     W v[kMax], w[kMax];
     v[0] = one;
     for (std::int64_t r = 1; r < m; ++r) v[r] = x[r] * to_v;
