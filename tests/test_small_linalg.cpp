@@ -367,16 +367,37 @@ TEST(SmallLinalg, SubnormalPivotsOfLargeOrdersAreDividedBy) {
   }
 }
 
+TEST(SmallLinalg, InvIsSolveWithTheIdentityBitForBit) {
+  // inv's broadcast identity is built from the pivots in the lanes (no gather, no interchanges
+  // of its rows): the same matrix, so the same bits as solve with a dense identity (which takes
+  // the general path), at every order, in partial groups and with pivots everywhere.
+  for (DType d : {DType::F32, DType::F64})
+    for (std::int64_t n = 1; n <= 8; ++n) {
+      SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+      const Tensor a = random({37, n, n}, d, 400 + static_cast<std::uint64_t>(n));
+      const Tensor eye = Tensor::eye(n, opts(d)).broadcast_to({37, n, n});
+      const auto x = values(la::inv(a, e()));
+      EXPECT_EQ(x, values(la::solve(a, eye.duplicate(), e())));
+      EXPECT_EQ(x, values(la::solve(a, eye, e())));  // the same broadcast identity
+      // A broadcast right-hand side that is not the identity takes the general path.
+      const Tensor twice = eye.mul(ta::Scalar(2.0), e()).slice(0, 0, 1).broadcast_to({37, n, n});
+      EXPECT_EQ(values(la::solve(a, twice, e())), values(la::solve(a, twice.duplicate(), e())));
+      EXPECT_LT(max_diff(la::solve(a, twice, e()), la::inv(a, e()).mul(ta::Scalar(2.0), e())), tol(d));
+    }
+}
+
 TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
   const Tensor a = random({1000, 5, 5}, DType::F64, 8), b = random({1000, 5, 2}, DType::F64, 9);
   const Tensor p = spd({1000, 3, 3}, DType::F32, 10);
   const auto x = values(la::solve(a, b, e()));
+  const auto ai = values(la::inv(a, e()));
   const auto l = values(la::cholesky(p, e()));
   const auto v = values(la::eigh(p, e()).eigenvectors);
   const Tensor g = random({1000, 8, 8}, DType::F32, 15), h = g.add(g.transpose(-2, -1), e());
   const auto w = values(la::eigvalsh(h, e()));  // tridiagonal QL
   auto p3 = ta::CpuEngine::parallel(3);
   EXPECT_EQ(values(la::solve(a, b, p3)), x);
+  EXPECT_EQ(values(la::inv(a, p3)), ai);
   EXPECT_EQ(values(la::cholesky(p, p3)), l);
   EXPECT_EQ(values(la::eigh(p, p3).eigenvectors), v);
   EXPECT_EQ(values(la::eigvalsh(h, p3)), w);
@@ -384,6 +405,7 @@ TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {
     if (!ta::cpu::gemm::force_kernel_isa(isa)) continue;
     SCOPED_TRACE(isa);
     EXPECT_EQ(values(la::solve(a, b, e())), x);
+    EXPECT_EQ(values(la::inv(a, e())), ai);
     EXPECT_EQ(values(la::cholesky(p, e())), l);
     EXPECT_EQ(values(la::eigh(p, e()).eigenvectors), v);
     EXPECT_EQ(values(la::eigvalsh(h, e())), w);

@@ -43,6 +43,9 @@ struct Batches {
   backend::MatrixBatch out;     // the result (eigenvalues for Eigh: one column)
   backend::MatrixBatch second;  // pivots (LuFactor's result, LuSolve's operand) or eigenvectors
   backend::MatrixBatch rhs;     // LuSolve's and Solve's right-hand sides
+  // Solve's right-hand side is one identity matrix broadcast over the batch (inv's): the lanes
+  // then build p I from the pivots instead of gathering it and interchanging its rows.
+  bool identity_rhs = false;
 
   Batches(const linalg_detail::Call& call, std::span<const Tensor> outs,
           std::span<const Tensor> ins)
@@ -236,12 +239,13 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
 // then the updates that wait on it), so they overlap instead of queueing one column's divisions
 // behind the last. Each column sees getrs's operations in getrs's order. Cols: the column count
 // when fixed at compile time (0: cols).
-template <class T, int VB, int N, int Cols = 0>
+// kInterchanged: b already has the interchanges applied (permuted_identity).
+template <class T, int VB, int N, int Cols = 0, bool kInterchanged = false>
 TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const Vec<T, VB>* piv,
                                     Vec<T, VB>* b, std::int64_t cols_) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : n_, cols = Cols != 0 ? Cols : cols_;
-  for (std::int64_t k = 0; k < n; ++k)
+  for (std::int64_t k = 0; k < n && !kInterchanged; ++k)
     for (std::int64_t r = k + 1; r < n; ++r) {
       const auto swap = piv[k] == splat<T, VB>(static_cast<T>(r + 1));
       for (std::int64_t j = 0; j < cols; ++j) {
@@ -258,6 +262,21 @@ TENSORA_KERNEL_INLINE void lu_solve(std::int64_t n_, const Vec<T, VB>* lu, const
     for (std::int64_t j = 0; j < cols; ++j)
       for (std::int64_t r = 0; r < c; ++r) b[r + j * n] -= lu[r + c * n] * b[c + j * n];
   }
+}
+
+// b = p I, the identity's rows interchanged as lu_factor's pivots say: row i of it is row
+// perm_i of I, perm being 0 .. n-1 put through the interchanges. n^2 compares instead of the
+// n^2 (n - 1) selects (and their stores) of interchanging the identity's rows in lu_solve; the
+// same matrix, so inv's bits are solve's with the identity.
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void permuted_identity(std::int64_t n_, const Vec<T, VB>* piv, Vec<T, VB>* b) {
+  const std::int64_t n = N != 0 ? N : n_;
+  Vec<T, VB> perm[kMax];
+  for (std::int64_t i = 0; i < n; ++i) perm[i] = splat<T, VB>(static_cast<T>(i));
+  for (std::int64_t k = 0; k < n; ++k) interchange<T, VB>(perm, n, k, 0, piv[k] - static_cast<T>(1));
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < n; ++i)
+      b[i + j * n] = perm[i] == splat<T, VB>(static_cast<T>(j)) ? splat<T, VB>(1) : splat<T, VB>(0);
 }
 
 // potf2 (lower): a = l l^T in place in the lower triangle; info the order of the first leading
@@ -892,8 +911,15 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       } else {
         gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
       }
-      // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
       const MatrixBatch &b = io.rhs, &x_out = io.out;
+      if (io.identity_rhs) {  // inv
+        W x[kMax * kMax];
+        permuted_identity<T, VB, N>(n, piv, x);
+        lu_solve<T, VB, N, N, true>(n, m, piv, x, n);
+        scatter<T, VB, T, N>(x_out, first, count, x, false);
+        break;
+      }
+      // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
       for (std::int64_t j0 = 0; j0 < b.cols(); j0 += kMax) {
         const std::int64_t width = std::min(b.cols() - j0, kMax);
         W x[kMax * kMax];
@@ -1020,10 +1046,22 @@ using linalg_detail::Kind;
 using linalg_detail::Status;
 using linalg_detail::Trans;
 
+// Whether Solve's right-hand side is one n x n identity broadcast over the batch (inv's).
+template <class T>
+bool is_broadcast_identity(const backend::MatrixBatch& b, std::int64_t n) {
+  if (b.rows() != n || b.cols() != n || b.step(0, b.count()) != std::int64_t{0}) return false;
+  const T* e = reinterpret_cast<const T*>(b.matrix(0));
+  for (std::int64_t c = 0; c < n; ++c)
+    for (std::int64_t r = 0; r < n; ++r)
+      if (e[r * b.row_stride() + c * b.col_stride()] != (r == c ? T(1) : T(0))) return false;
+  return true;
+}
+
 template <class T>
 Status range(const Call& call, std::span<const Tensor> outs, std::span<const Tensor> ins,
              std::int64_t begin, std::int64_t end) {
-  const Batches io(call, outs, ins);
+  Batches io(call, outs, ins);
+  io.identity_rhs = call.kind == Kind::Solve && is_broadcast_identity<T>(io.rhs, io.a.rows());
   const std::string_view isa = gemm::kernel_isa();
 #if HWY_TARGETS & HWY_AVX3
   if (isa == "avx512") return N_AVX3::range<T>(call, io, begin, end);
