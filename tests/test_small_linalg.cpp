@@ -4,7 +4,10 @@
 // every instruction set and thread count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -384,6 +387,106 @@ TEST(SmallLinalg, InvIsSolveWithTheIdentityBitForBit) {
       EXPECT_EQ(values(la::solve(a, twice, e())), values(la::solve(a, twice.duplicate(), e())));
       EXPECT_LT(max_diff(la::solve(a, twice, e()), la::inv(a, e()).mul(ta::Scalar(2.0), e())), tol(d));
     }
+}
+
+// getf2 and getrs as the small kernels promise to compute them, one scalar matrix at a time:
+// the first largest pivot, whole-row interchanges, the multipliers times the pivot's reciprocal
+// once four or more share it (divided when fewer, or when the pivot is below the smallest
+// normal number), a - l u unfused, in LAPACK's order; getrs's back substitution by the same
+// rule over the right-hand sides of a block of at most eight.
+template <class T>
+void divide(std::vector<T>& x, std::int64_t from, std::int64_t stride, std::int64_t count, T d) {
+  const T reciprocal = T(1) / d;
+  const bool by_reciprocal = count >= 4 && std::abs(d) >= std::numeric_limits<T>::min();
+  for (std::int64_t i = 0; i < count; ++i) {
+    T& y = x[static_cast<std::size_t>(from + i * stride)];
+    y = by_reciprocal ? y * reciprocal : y / d;
+  }
+}
+template <class T>
+void getf2(std::int64_t n, std::vector<T>& a, std::vector<int>& piv) {
+  auto at = [&](std::int64_t r, std::int64_t c) -> T& { return a[static_cast<std::size_t>(r + c * n)]; };
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::int64_t p = k;
+    for (std::int64_t r = k + 1; r < n; ++r)
+      if (std::abs(at(r, k)) > std::abs(at(p, k))) p = r;
+    piv[static_cast<std::size_t>(k)] = static_cast<int>(p + 1);
+    for (std::int64_t c = 0; c < n; ++c) std::swap(at(k, c), at(p, c));
+    const T d = at(k, k) == T(0) ? T(1) : at(k, k);
+    divide(a, k + 1 + k * n, 1, n - k - 1, d);
+    for (std::int64_t c = k + 1; c < n; ++c)
+      for (std::int64_t r = k + 1; r < n; ++r) at(r, c) -= at(r, k) * at(k, c);
+  }
+}
+template <class T>
+void getrs(std::int64_t n, const std::vector<T>& lu, const std::vector<int>& piv, std::vector<T>& b,
+           std::int64_t cols) {
+  auto x = [&](std::int64_t r, std::int64_t c) -> T& { return b[static_cast<std::size_t>(r + c * n)]; };
+  auto l = [&](std::int64_t r, std::int64_t c) { return lu[static_cast<std::size_t>(r + c * n)]; };
+  for (std::int64_t j0 = 0; j0 < cols; j0 += 8) {
+    const std::int64_t width = std::min<std::int64_t>(8, cols - j0);
+    for (std::int64_t k = 0; k < n; ++k)
+      for (std::int64_t j = j0; j < j0 + width; ++j) std::swap(x(k, j), x(piv[static_cast<std::size_t>(k)] - 1, j));
+    for (std::int64_t c = 0; c < n; ++c)
+      for (std::int64_t j = j0; j < j0 + width; ++j)
+        for (std::int64_t r = c + 1; r < n; ++r) x(r, j) -= l(r, c) * x(c, j);
+    for (std::int64_t c = n - 1; c >= 0; --c) {
+      divide(b, c + j0 * n, n, width, l(c, c));
+      for (std::int64_t j = j0; j < j0 + width; ++j)
+        for (std::int64_t r = 0; r < c; ++r) x(r, j) -= l(r, c) * x(c, j);
+    }
+  }
+}
+
+// Matrix i of a [batch, rows, cols] stack (the batch fastest) as a column-major vector.
+template <class T>
+std::vector<T> matrix_of(const std::vector<T>& v, std::int64_t batch, std::int64_t i, std::int64_t rows,
+                         std::int64_t cols) {
+  std::vector<T> m(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t e = 0; e < rows * cols; ++e) m[static_cast<std::size_t>(e)] = v[static_cast<std::size_t>(i + batch * e)];
+  return m;
+}
+
+template <class T>
+void expect_getf2_bits(DType d) {
+  constexpr std::int64_t kBatch = 37;  // two full groups of 16 and a partial one
+  for (std::int64_t n = 1; n <= 8; ++n) {
+    SCOPED_TRACE(std::string(ta::name(d)) + " n = " + std::to_string(n));
+    const Tensor a = random({kBatch, n, n}, d, 600 + static_cast<std::uint64_t>(n));
+    const Tensor b = random({kBatch, n, 11}, d, 700 + static_cast<std::uint64_t>(n));
+    const la::LUFactor f = la::lu_factor(a, e());
+    const auto av = a.to_vec<T>(), bv = b.to_vec<T>(), luv = f.lu.to_vec<T>();
+    const auto pv = f.pivots.to_vec<std::int32_t>();
+    const auto inv = la::inv(a, e()).to_vec<T>(), x11 = la::solve(a, b, e()).to_vec<T>();
+    const auto x3 = la::solve(a, b.slice(2, 0, 3), e()).to_vec<T>();
+    const auto y11 = la::lu_solve(f, b, e()).to_vec<T>();
+    for (std::int64_t i = 0; i < kBatch; ++i) {
+      std::vector<T> lu = matrix_of(av, kBatch, i, n, n);
+      std::vector<int> piv(static_cast<std::size_t>(n));
+      getf2(n, lu, piv);
+      ASSERT_EQ(matrix_of(luv, kBatch, i, n, n), lu) << i;
+      ASSERT_EQ(matrix_of(pv, kBatch, i, n, 1), std::vector<std::int32_t>(piv.begin(), piv.end())) << i;
+      std::vector<T> eye(static_cast<std::size_t>(n * n), T(0));
+      for (std::int64_t k = 0; k < n; ++k) eye[static_cast<std::size_t>(k + k * n)] = T(1);
+      getrs(n, lu, piv, eye, n);
+      ASSERT_EQ(matrix_of(inv, kBatch, i, n, n), eye) << i;
+      std::vector<T> rhs = matrix_of(bv, kBatch, i, n, 11), rhs3(rhs.begin(), rhs.begin() + 3 * n);
+      getrs(n, lu, piv, rhs, 11);
+      ASSERT_EQ(matrix_of(x11, kBatch, i, n, 11), rhs) << i;
+      ASSERT_EQ(matrix_of(y11, kBatch, i, n, 11), rhs) << i;
+      getrs(n, lu, piv, rhs3, 3);
+      ASSERT_EQ(matrix_of(x3, kBatch, i, n, 3), rhs3) << i;
+    }
+  }
+}
+
+TEST(SmallLinalg, LuSolveAndInvAreGetf2AndGetrsBitForBit) {
+  // The kernels' arithmetic is a contract, not an accident of their loop order: order 8 factors
+  // a column at a time in registers and solves a right-hand side at a time, orders 5 to 7 step
+  // through the trailing matrix, 2 to 4 run unrolled; every one must give the scalar getf2's
+  // and getrs's bits (F32 and F64, 1 to 8, inv's built identity, 3 and 8 + 3 right-hand sides).
+  expect_getf2_bits<float>(DType::F32);
+  expect_getf2_bits<double>(DType::F64);
 }
 
 TEST(SmallLinalg, SameBitsOnEveryInstructionSetAndThreadCount) {

@@ -234,6 +234,52 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
   }
 }
 
+// getf2 again, left-looking, for a compile-time order: column j is read into registers, takes
+// the earlier steps' interchanges and updates there, is searched for its pivot, divided and
+// written once; only l's rows j and p are interchanged in memory. Each entry sees getf2's
+// operations in getf2's order (a later interchange moves rows below an earlier step's pivot
+// row, together with their multipliers), so the factors and pivots are lu_factor's, bit for
+// bit. The right-looking form writes the whole trailing matrix at every step: about n^3 / 3
+// vector stores against the n^2 here, and a store of a 64-byte vector takes two cycles on a
+// 256-bit store path.
+#define TENSORA_UNROLL_ORDER _Pragma("GCC unroll 16")
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void lu_factor_by_columns(Vec<T, VB>* a, Vec<T, VB>* piv, Vec<T, VB>& info) {
+  static_assert(N != 0, "a compile-time order: the columns live in registers");
+  using W = Vec<T, VB>;
+  TENSORA_UNROLL_ORDER
+  for (std::int64_t j = 0; j < N; ++j) {
+    W x[N];
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t r = 0; r < N; ++r) x[r] = a[r + j * N];
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < j; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < j; ++k) {
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t r = k + 1; r < N; ++r) x[r] -= a[r + k * N] * x[k];
+    }
+    W best = abs_of<T, VB>(x[j]), p = splat<T, VB>(static_cast<T>(j));
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t r = j + 1; r < N; ++r) {
+      const W y = abs_of<T, VB>(x[r]);
+      const auto larger = y > best;
+      best = larger ? y : best;
+      p = larger ? splat<T, VB>(static_cast<T>(r)) : p;
+    }
+    piv[j] = p + static_cast<T>(1);
+    interchange<T, VB>(x, N, j, 0, p);
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t c = 0; c < j; ++c) interchange<T, VB>(a, N, j, c, p);
+    const W pivot = x[j];
+    const auto zero = pivot == splat<T, VB>(0);
+    info = (info == splat<T, VB>(0)) & zero ? splat<T, VB>(static_cast<T>(j + 1)) : info;
+    divide_by<T, VB>(x, j + 1, 1, N - j - 1, zero ? splat<T, VB>(1) : pivot);
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t r = 0; r < N; ++r) a[r + j * N] = x[r];
+  }
+}
+
 // getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots. Every step runs
 // across all right-hand sides before the next: the columns are independent chains (a division,
 // then the updates that wait on it), so they overlap instead of queueing one column's divisions
@@ -277,6 +323,66 @@ TENSORA_KERNEL_INLINE void permuted_identity(std::int64_t n_, const Vec<T, VB>* 
   for (std::int64_t j = 0; j < n; ++j)
     for (std::int64_t i = 0; i < n; ++i)
       b[i + j * n] = perm[i] == splat<T, VB>(static_cast<T>(j)) ? splat<T, VB>(1) : splat<T, VB>(0);
+}
+
+// getrs for a compile-time order, a right-hand side at a time: its column lives in registers
+// through the interchanges, both substitutions and the divisions, and is written once (lu_solve
+// writes every entry once per step). Each column sees lu_solve's operations in its order, and
+// the divisions are divide_by's (times the reciprocal from kMinReciprocal columns on, except
+// in lanes whose pivot is below the smallest normal number), so the bits are lu_solve's.
+// kIdentity: b is the identity, and column j of p I is made here from the pivots (as
+// permuted_identity makes it) instead of read.
+template <class T, int VB, int N, bool kIdentity = false>
+TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, VB>* piv, Vec<T, VB>* b,
+                                            std::int64_t cols) {
+  static_assert(N != 0, "a compile-time order: the column lives in registers");
+  using W = Vec<T, VB>;
+  W perm[N], reciprocal[N];
+  if constexpr (kIdentity) {
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t i = 0; i < N; ++i) perm[i] = splat<T, VB>(static_cast<T>(i));
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < N; ++k) interchange<T, VB>(perm, N, k, 0, piv[k] - static_cast<T>(1));
+  }
+  const bool by_reciprocal = cols >= kMinReciprocal;
+  Mask<T, VB> tiny[N], any = piv[0] != piv[0];  // none yet
+  TENSORA_UNROLL_ORDER
+  for (std::int64_t c = 0; c < N; ++c) {
+    const W u = lu[c + c * N];
+    reciprocal[c] = splat<T, VB>(1) / u;
+    tiny[c] = abs_of<T, VB>(u) < splat<T, VB>(std::numeric_limits<T>::min());
+    any |= tiny[c];
+  }
+  const bool any_tiny = any_lane<T, VB>(any);
+  for (std::int64_t j = 0; j < cols; ++j) {
+    W x[N];
+    if constexpr (kIdentity) {
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t i = 0; i < N; ++i)
+        x[i] = perm[i] == splat<T, VB>(static_cast<T>(j)) ? splat<T, VB>(1) : splat<T, VB>(0);
+    } else {
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t r = 0; r < N; ++r) x[r] = b[r + j * N];
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t k = 0; k < N; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
+    }
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t c = 0; c < N; ++c) {
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t r = c + 1; r < N; ++r) x[r] -= lu[r + c * N] * x[c];
+    }
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t c = N - 1; c >= 0; --c) {
+      const W u = lu[c + c * N];
+      if (!by_reciprocal) x[c] /= u;
+      else if (!any_tiny) [[likely]] x[c] *= reciprocal[c];
+      else x[c] = tiny[c] ? x[c] / u : x[c] * reciprocal[c];
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t r = 0; r < c; ++r) x[r] -= lu[r + c * N] * x[c];
+    }
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t r = 0; r < N; ++r) b[r + j * N] = x[r];
+  }
 }
 
 // potf2 (lower): a = l l^T in place in the lower triangle; info the order of the first leading
@@ -871,7 +977,8 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     case Kind::LuFactor: {
       gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
       finite = check_finite<T, VB>(m, n * n);
-      lu_factor<T, VB, N>(n, m, piv, info);
+      if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
+      else lu_factor<T, VB, N>(n, m, piv, info);
       scatter<T, VB, T, N>(io.out, first, count, m, false);
       scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
@@ -879,7 +986,8 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     case Kind::Det: {  // the factors stay in registers; one value per lane is stored
       gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
       finite = check_finite<T, VB>(m, n * n);
-      lu_factor<T, VB, N, false>(n, m, piv, info);
+      if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
+      else lu_factor<T, VB, N, false>(n, m, piv, info);
       W det;
       if constexpr (std::is_same_v<typename Reducer<ReduceOp::Prod, T>::Acc, T>) {
         // DetProduct's arithmetic (one multiply per signed pivot, in order; a zero pivot gives
@@ -907,15 +1015,20 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
       if (call.kind == Kind::Solve) {  // the factors stay in registers
         finite = check_finite<T, VB>(m, n * n);
-        lu_factor<T, VB, N>(n, m, piv, info);
+        if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
+        else lu_factor<T, VB, N>(n, m, piv, info);
       } else {
         gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
       }
       const MatrixBatch &b = io.rhs, &x_out = io.out;
       if (io.identity_rhs) {  // inv
         W x[kMax * kMax];
-        permuted_identity<T, VB, N>(n, piv, x);
-        lu_solve<T, VB, N, N, true>(n, m, piv, x, n);
+        if constexpr (N == kMax) {
+          solve_by_columns<T, VB, N, true>(m, piv, x, n);
+        } else {
+          permuted_identity<T, VB, N>(n, piv, x);
+          lu_solve<T, VB, N, N, true>(n, m, piv, x, n);
+        }
         scatter<T, VB, T, N>(x_out, first, count, x, false);
         break;
       }
@@ -924,7 +1037,8 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
         const std::int64_t width = std::min(b.cols() - j0, kMax);
         W x[kMax * kMax];
         gather<T, VB, T>(b, first, count, x, false, Pad::Zero, j0, width);
-        if (N != 0 && width == N)  // inv's identity, or n right-hand sides: unrolled
+        if constexpr (N == kMax) solve_by_columns<T, VB, N>(m, piv, x, width);
+        else if (N != 0 && width == N)  // n right-hand sides: unrolled
           lu_solve<T, VB, N, N>(n, m, piv, x, width);
         else if (width == 1)  // one vector
           lu_solve<T, VB, N, 1>(n, m, piv, x, width);
