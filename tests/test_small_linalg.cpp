@@ -323,6 +323,9 @@ TEST(SmallLinalg, CholeskyOfPivotsWhoseReciprocalsLeaveTheRange) {
         const Tensor one = p.slice(0, b, b + 1);
         EXPECT_EQ(values(la::cholesky(one, e())), values(l.slice(0, b, b + 1))) << b;
       }
+      // The upper factor reads the upper triangle: the lower one of the transposed view.
+      EXPECT_EQ(values(la::cholesky(p, {.upper = true}, e())),
+                values(la::cholesky(p.transpose(-2, -1), e()).transpose(-2, -1)));
     }
 }
 

@@ -102,6 +102,22 @@ constexpr int kLanes = VB / static_cast<int>(sizeof(T));
 static_assert(kGroup % kLanes<float, 64> == 0,
               "a group is whole lane vectors on every instruction set");
 
+// A group's matrices as lane vectors in memory: element (r, c) of every lane is the vector at
+// p + r * rs + c * cs. Either the operand itself (consecutive matrices of a batch-fastest
+// stack: rs and cs its strides, read and written in place of a copy) or a lane buffer
+// (rs = kLanes, cs = n kLanes). A transposed read or write swaps rs and cs.
+template <class T, int VB>
+struct LaneView {
+  T* p;
+  std::int64_t rs, cs;
+  TENSORA_KERNEL_INLINE Vec<T, VB> load(std::int64_t r, std::int64_t c) const {
+    return *reinterpret_cast<const UnalignedVec<T, VB>*>(p + r * rs + c * cs);
+  }
+  TENSORA_KERNEL_INLINE void store(std::int64_t r, std::int64_t c, Vec<T, VB> x) const {
+    *reinterpret_cast<UnalignedVec<T, VB>*>(p + r * rs + c * cs) = x;
+  }
+};
+
 template <class T, int VB>
 TENSORA_KERNEL_INLINE Vec<T, VB> splat(T x) {
   return Vec<T, VB>{} + x;
@@ -449,7 +465,58 @@ TENSORA_KERNEL_INLINE Mask<T, VB> cholesky(std::int64_t n_, Vec<T, VB>* a, Vec<T
   return outside;
 }
 
-// The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
+// cholesky for a compile-time order, a column at a time in registers, read from `in` (its lower
+// triangle; every entry is checked finite, as check_finite does) and written to `out` once,
+// scaled, with zeros above the diagonal; w keeps the unscaled columns the later ones read.
+// cholesky's operations in its order, so its bits; against cholesky's lane buffer, its copy
+// out and its passes that scale and zero: about a third of the stores. Returns the lanes
+// outside the reciprocals' range, as cholesky does.
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE Mask<T, VB> cholesky_by_columns(LaneView<T, VB> in, LaneView<T, VB> out, Vec<T, VB>* w,
+                                                      Vec<T, VB>& info, Mask<T, VB>& finite) {
+  static_assert(N != 0, "a compile-time order: the column lives in registers");
+  using W = Vec<T, VB>;
+  const W lowest = splat<T, VB>(std::numeric_limits<T>::min()),
+          highest = splat<T, VB>(T(1) / std::numeric_limits<T>::min());
+  Mask<T, VB> outside = lowest != lowest;  // none
+  W inverse[N], nonfinite = splat<T, VB>(0);
+  TENSORA_UNROLL_ORDER
+  for (std::int64_t j = 0; j < N; ++j) {
+    W x[N];
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t i = 0; i < N; ++i) {
+      x[i] = in.load(i, j);
+      nonfinite += x[i] - x[i];
+    }
+    W scaled[N];
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < j; ++k) scaled[k] = w[j + k * N] * inverse[k];
+    W d = x[j];
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < j; ++k) d -= w[j + k * N] * scaled[k];
+    const auto bad = (d <= splat<T, VB>(0)) | (d != d);
+    info = (info == splat<T, VB>(0)) & bad ? splat<T, VB>(static_cast<T>(j + 1)) : info;
+    d = bad ? splat<T, VB>(1) : d;
+    outside |= (d < lowest) | (d > highest);
+    inverse[j] = splat<T, VB>(1) / d;
+    const W root = sqrt_of<T, VB>(inverse[j]);
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t i = 0; i < j; ++i) out.store(i, j, splat<T, VB>(0));
+    out.store(j, j, d * root);
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t i = j + 1; i < N; ++i) {
+      W s = x[i];
+      TENSORA_UNROLL_ORDER
+      for (std::int64_t k = 0; k < j; ++k) s -= w[i + k * N] * scaled[k];
+      w[i + j * N] = s;
+      out.store(i, j, s * root);
+    }
+  }
+  finite = nonfinite == splat<T, VB>(0);
+  return outside;
+}
+
+// The squared off-diagonal mass of each lane's n x n matrix.// The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
 // lambda has no target attribute, and at -O0 (sanitizer builds) it is a real call whose vector
 // return crosses from baseline to AVX-512 code with another ABI (half the lanes were lost).
 template <class T, int VB>
@@ -928,15 +995,32 @@ TENSORA_KERNEL_INLINE Mask<T, VB> check_finite(const Vec<T, VB>* a, std::int64_t
 // Out of line: it is rare, and its second lane matrix need not sit in every group's frame.
 template <class T, int VB, int N>
 [[gnu::noinline]] void cholesky_again(const MatrixBatch& a, std::int64_t first, int count,
-                                      bool upper, const Mask<T, VB>& outside, Vec<T, VB>* m,
+                                      bool upper, const Mask<T, VB>& outside, LaneView<T, VB> out,
                                       Vec<T, VB>& info) {
   using W = Vec<T, VB>;
   const std::int64_t n = N != 0 ? N : a.rows();
   W again[kMax * kMax], again_info = splat<T, VB>(0);
   gather<T, VB, T, N>(a, first, count, again, upper, Pad::Identity);
   cholesky_potf2<T, VB, N>(n, again, again_info);
-  for (std::int64_t e = 0; e < n * n; ++e) m[e] = outside ? again[e] : m[e];
+  for (std::int64_t c = 0; c < n; ++c)
+    for (std::int64_t r = c; r < n; ++r) out.store(r, c, outside ? again[r + c * n] : out.load(r, c));
   info = outside ? again_info : info;
+}
+
+// A lane buffer (n x n lane vectors, column-major) as a LaneView.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE LaneView<T, VB> buffer_view(Vec<T, VB>* m, std::int64_t n, bool transpose = false) {
+  const std::int64_t rs = kLanes<T, VB>, cs = n * kLanes<T, VB>;
+  return {reinterpret_cast<T*>(m), transpose ? cs : rs, transpose ? rs : cs};
+}
+// The group's matrices in place, when they are whole vectors (whole_vectors), else null.
+template <class T, int VB>
+TENSORA_KERNEL_INLINE std::optional<LaneView<T, VB>> operand_view(const MatrixBatch& batch, std::int64_t first,
+                                                                  int count, bool transpose = false) {
+  const LanePointers<T> lanes(batch, first, count);
+  if (!whole_vectors<T, VB>(lanes, count)) return std::nullopt;
+  const std::int64_t rs = batch.row_stride(), cs = batch.col_stride();
+  return LaneView<T, VB>{lanes.p[0], transpose ? cs : rs, transpose ? rs : cs};
 }
 
 // The first of `count` lanes from matrix `first` on that failed: a non-finite entry (not
@@ -964,11 +1048,23 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
   switch (call.kind) {
     case Kind::Cholesky: {
       // upper: a = u^T u is a^T = l l^T for the lower triangle of a^T, read from a's upper one.
+      if constexpr (N == kMax) {  // read and written in place where the lanes are whole vectors
+        const auto in = operand_view<T, VB>(a, first, count, call.upper);
+        const auto out = operand_view<T, VB>(io.out, first, count, call.upper);
+        if (!in) gather<T, VB, T, N>(a, first, count, m, call.upper, Pad::Identity);
+        W l[kMax * kMax], w[kMax * kMax];
+        const LaneView<T, VB> to = out ? *out : buffer_view<T, VB>(l, n);
+        const auto outside = cholesky_by_columns<T, VB, N>(in ? *in : buffer_view<T, VB>(m, n), to, w, info, finite);
+        if (any_lane<T, VB>(outside)) [[unlikely]]
+          cholesky_again<T, VB, N>(a, first, count, call.upper, outside, to, info);
+        if (!out) scatter<T, VB, T, N>(io.out, first, count, l, call.upper);
+        break;
+      }
       gather<T, VB, T, N>(a, first, count, m, call.upper, Pad::Identity);
       finite = check_finite<T, VB>(m, n * n);
       const auto outside = cholesky<T, VB, N>(n, m, info);
       if (any_lane<T, VB>(outside)) [[unlikely]]
-        cholesky_again<T, VB, N>(a, first, count, call.upper, outside, m, info);
+        cholesky_again<T, VB, N>(a, first, count, call.upper, outside, buffer_view<T, VB>(m, n), info);
       for (std::int64_t c = 0; c < n; ++c)
         for (std::int64_t r = 0; r < c; ++r) m[r + c * n] = splat<T, VB>(0);
       scatter<T, VB, T, N>(io.out, first, count, m, call.upper);
