@@ -116,6 +116,8 @@ struct LaneView {
   TENSORA_KERNEL_INLINE void store(std::int64_t r, std::int64_t c, Vec<T, VB> x) const {
     *reinterpret_cast<UnalignedVec<T, VB>*>(p + r * rs + c * cs) = x;
   }
+  // The matrices from column c on.
+  TENSORA_KERNEL_INLINE LaneView from_column(std::int64_t c) const { return {p + c * cs, rs, cs}; }
 };
 
 template <class T, int VB>
@@ -259,15 +261,22 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
 // vector stores against the n^2 here, and a store of a 64-byte vector takes two cycles on a
 // 256-bit store path.
 #define TENSORA_UNROLL_ORDER _Pragma("GCC unroll 16")
+// The matrices are read from `in` (which may be a itself) and checked finite there, as
+// check_finite does.
 template <class T, int VB, int N>
-TENSORA_KERNEL_INLINE void lu_factor_by_columns(Vec<T, VB>* a, Vec<T, VB>* piv, Vec<T, VB>& info) {
+TENSORA_KERNEL_INLINE void lu_factor_by_columns(LaneView<T, VB> in, Vec<T, VB>* a, Vec<T, VB>* piv,
+                                                Vec<T, VB>& info, Mask<T, VB>& finite) {
   static_assert(N != 0, "a compile-time order: the columns live in registers");
   using W = Vec<T, VB>;
+  W nonfinite = splat<T, VB>(0);
   TENSORA_UNROLL_ORDER
   for (std::int64_t j = 0; j < N; ++j) {
     W x[N];
     TENSORA_UNROLL_ORDER
-    for (std::int64_t r = 0; r < N; ++r) x[r] = a[r + j * N];
+    for (std::int64_t r = 0; r < N; ++r) {
+      x[r] = in.load(r, j);
+      nonfinite += x[r] - x[r];
+    }
     TENSORA_UNROLL_ORDER
     for (std::int64_t k = 0; k < j; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
     TENSORA_UNROLL_ORDER
@@ -294,6 +303,7 @@ TENSORA_KERNEL_INLINE void lu_factor_by_columns(Vec<T, VB>* a, Vec<T, VB>* piv, 
     TENSORA_UNROLL_ORDER
     for (std::int64_t r = 0; r < N; ++r) a[r + j * N] = x[r];
   }
+  finite = nonfinite == splat<T, VB>(0);
 }
 
 // getrs (no transpose): b (n x cols) = a^-1 b from lu_factor's lu and pivots. Every step runs
@@ -348,9 +358,11 @@ TENSORA_KERNEL_INLINE void permuted_identity(std::int64_t n_, const Vec<T, VB>* 
 // in lanes whose pivot is below the smallest normal number), so the bits are lu_solve's.
 // kIdentity: b is the identity, and column j of p I is made here from the pivots (as
 // permuted_identity makes it) instead of read.
+// b is read from `b` and the solution written to `x` (either may be a lane buffer, or both the
+// same one).
 template <class T, int VB, int N, bool kIdentity = false>
-TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, VB>* piv, Vec<T, VB>* b,
-                                            std::int64_t cols) {
+TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, VB>* piv, LaneView<T, VB> b,
+                                            LaneView<T, VB> solution, std::int64_t cols) {
   static_assert(N != 0, "a compile-time order: the column lives in registers");
   using W = Vec<T, VB>;
   W perm[N], reciprocal[N];
@@ -378,7 +390,7 @@ TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, V
         x[i] = perm[i] == splat<T, VB>(static_cast<T>(j)) ? splat<T, VB>(1) : splat<T, VB>(0);
     } else {
       TENSORA_UNROLL_ORDER
-      for (std::int64_t r = 0; r < N; ++r) x[r] = b[r + j * N];
+      for (std::int64_t r = 0; r < N; ++r) x[r] = b.load(r, j);
       TENSORA_UNROLL_ORDER
       for (std::int64_t k = 0; k < N; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
     }
@@ -397,7 +409,7 @@ TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, V
       for (std::int64_t r = 0; r < c; ++r) x[r] -= lu[r + c * N] * x[c];
     }
     TENSORA_UNROLL_ORDER
-    for (std::int64_t r = 0; r < N; ++r) b[r + j * N] = x[r];
+    for (std::int64_t r = 0; r < N; ++r) solution.store(r, j, x[r]);
   }
 }
 
@@ -1036,6 +1048,24 @@ TENSORA_KERNEL_INLINE Status first_failure(std::int64_t first, int count, const 
   return std::nullopt;
 }
 
+// The LU kinds' factorization of a group into the lane buffer m, its input checked finite: at
+// order kMax a column at a time, read from the operand in place where its lanes are whole
+// vectors.
+template <class T, int VB, int N, bool kWholeRows = true>
+TENSORA_KERNEL_INLINE void factor_group(const MatrixBatch& a, std::int64_t first, int count, Vec<T, VB>* m,
+                                        Vec<T, VB>* piv, Vec<T, VB>& info, Mask<T, VB>& finite) {
+  if constexpr (N == kMax) {
+    const auto in = operand_view<T, VB>(a, first, count);
+    if (!in) gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
+    lu_factor_by_columns<T, VB, N>(in ? *in : buffer_view<T, VB>(m, N), m, piv, info, finite);
+  } else {
+    const std::int64_t n = N != 0 ? N : a.rows();
+    gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
+    finite = check_finite<T, VB>(m, n * n);
+    lu_factor<T, VB, N, kWholeRows>(n, m, piv, info);
+  }
+}
+
 template <class T, int VB, int N>
 TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int64_t first,
                                    int count) {
@@ -1071,19 +1101,13 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
       break;
     }
     case Kind::LuFactor: {
-      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
-      finite = check_finite<T, VB>(m, n * n);
-      if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
-      else lu_factor<T, VB, N>(n, m, piv, info);
+      factor_group<T, VB, N>(a, first, count, m, piv, info, finite);
       scatter<T, VB, T, N>(io.out, first, count, m, false);
       scatter<T, VB, std::int32_t>(io.second, first, count, piv, false);
       break;
     }
     case Kind::Det: {  // the factors stay in registers; one value per lane is stored
-      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
-      finite = check_finite<T, VB>(m, n * n);
-      if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
-      else lu_factor<T, VB, N, false>(n, m, piv, info);
+      factor_group<T, VB, N, false>(a, first, count, m, piv, info, finite);
       W det;
       if constexpr (std::is_same_v<typename Reducer<ReduceOp::Prod, T>::Acc, T>) {
         // DetProduct's arithmetic (one multiply per signed pivot, in order; a zero pivot gives
@@ -1108,19 +1132,21 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
     }
     case Kind::LuSolve:
     case Kind::Solve: {
-      gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
       if (call.kind == Kind::Solve) {  // the factors stay in registers
-        finite = check_finite<T, VB>(m, n * n);
-        if constexpr (N == kMax) lu_factor_by_columns<T, VB, N>(m, piv, info);
-        else lu_factor<T, VB, N>(n, m, piv, info);
+        factor_group<T, VB, N>(a, first, count, m, piv, info, finite);
       } else {
+        gather<T, VB, T, N>(a, first, count, m, false, Pad::Identity);
         gather<T, VB, std::int32_t>(io.second, first, count, piv, false, Pad::NoInterchange);
       }
       const MatrixBatch &b = io.rhs, &x_out = io.out;
+      // Order kMax writes the solution in place where its lanes are whole vectors (and reads b so).
+      [[maybe_unused]] std::optional<LaneView<T, VB>> in_place;
+      if constexpr (N == kMax) in_place = operand_view<T, VB>(x_out, first, count);
       if (io.identity_rhs) {  // inv
         W x[kMax * kMax];
         if constexpr (N == kMax) {
-          solve_by_columns<T, VB, N, true>(m, piv, x, n);
+          solve_by_columns<T, VB, N, true>(m, piv, buffer_view<T, VB>(x, n), in_place ? *in_place : buffer_view<T, VB>(x, n), n);
+          if (in_place) break;
         } else {
           permuted_identity<T, VB, N>(n, piv, x);
           lu_solve<T, VB, N, N, true>(n, m, piv, x, n);
@@ -1128,12 +1154,20 @@ TENSORA_KERNEL_INLINE Status group(const Call& call, const Batches& io, std::int
         scatter<T, VB, T, N>(x_out, first, count, x, false);
         break;
       }
+      [[maybe_unused]] std::optional<LaneView<T, VB>> rhs;
+      if constexpr (N == kMax) rhs = in_place ? operand_view<T, VB>(b, first, count) : std::nullopt;
       // The right-hand sides kMax columns at a time, on the stack (lane vectors are over-aligned).
       for (std::int64_t j0 = 0; j0 < b.cols(); j0 += kMax) {
         const std::int64_t width = std::min(b.cols() - j0, kMax);
+        if constexpr (N == kMax) {
+          if (rhs) {
+            solve_by_columns<T, VB, N>(m, piv, rhs->from_column(j0), in_place->from_column(j0), width);
+            continue;
+          }
+        }
         W x[kMax * kMax];
         gather<T, VB, T>(b, first, count, x, false, Pad::Zero, j0, width);
-        if constexpr (N == kMax) solve_by_columns<T, VB, N>(m, piv, x, width);
+        if constexpr (N == kMax) solve_by_columns<T, VB, N>(m, piv, buffer_view<T, VB>(x, n), buffer_view<T, VB>(x, n), width);
         else if (N != 0 && width == N)  // n right-hand sides: unrolled
           lu_solve<T, VB, N, N>(n, m, piv, x, width);
         else if (width == 1)  // one vector
