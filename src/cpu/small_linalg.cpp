@@ -33,6 +33,10 @@
 #ifndef TENSORA_CPU_SMALL_LINALG_ONCE
 #define TENSORA_CPU_SMALL_LINALG_ONCE
 #define TENSORA_KERNEL_INLINE [[gnu::always_inline]] inline
+// Before each loop of the kernels that keep a column of a compile-time order in registers: only
+// unrolled do its entries get constant indices, and GCC's own limits leave order 8's nested
+// loops rolled (the column then lives on the stack).
+#define TENSORA_UNROLL_ORDER _Pragma("GCC unroll 16")
 
 namespace tensora::cpu::small_linalg {
 
@@ -252,6 +256,25 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
   }
 }
 
+// x = column j of `in` (N entries), each entry's x - x added to nonfinite (zero while every
+// entry is finite, as check_finite tests).
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void read_column(LaneView<T, VB> in, std::int64_t j, Vec<T, VB>* x, Vec<T, VB>& nonfinite) {
+  TENSORA_UNROLL_ORDER
+  for (std::int64_t r = 0; r < N; ++r) {
+    x[r] = in.load(r, j);
+    nonfinite += x[r] - x[r];
+  }
+}
+
+// perm = 0 .. n-1 put through lu_factor's interchanges: row i of p I is row perm_i of I.
+template <class T, int VB, int N>
+TENSORA_KERNEL_INLINE void pivot_permutation(std::int64_t n_, const Vec<T, VB>* piv, Vec<T, VB>* perm) {
+  const std::int64_t n = N != 0 ? N : n_;
+  for (std::int64_t i = 0; i < n; ++i) perm[i] = splat<T, VB>(static_cast<T>(i));
+  for (std::int64_t k = 0; k < n; ++k) interchange<T, VB>(perm, n, k, 0, piv[k] - static_cast<T>(1));
+}
+
 // getf2 again, left-looking, for a compile-time order: column j is read into registers, takes
 // the earlier steps' interchanges and updates there, is searched for its pivot, divided and
 // written once; only l's rows j and p are interchanged in memory. Each entry sees getf2's
@@ -260,7 +283,6 @@ TENSORA_KERNEL_INLINE void lu_factor(std::int64_t n_, Vec<T, VB>* a, Vec<T, VB>*
 // bit. The right-looking form writes the whole trailing matrix at every step: about n^3 / 3
 // vector stores against the n^2 here, and a store of a 64-byte vector takes two cycles on a
 // 256-bit store path.
-#define TENSORA_UNROLL_ORDER _Pragma("GCC unroll 16")
 // The matrices are read from `in` (which may be a itself) and checked finite there, as
 // check_finite does.
 template <class T, int VB, int N>
@@ -272,11 +294,7 @@ TENSORA_KERNEL_INLINE void lu_factor_by_columns(LaneView<T, VB> in, Vec<T, VB>* 
   TENSORA_UNROLL_ORDER
   for (std::int64_t j = 0; j < N; ++j) {
     W x[N];
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t r = 0; r < N; ++r) {
-      x[r] = in.load(r, j);
-      nonfinite += x[r] - x[r];
-    }
+    read_column<T, VB, N>(in, j, x, nonfinite);
     TENSORA_UNROLL_ORDER
     for (std::int64_t k = 0; k < j; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
     TENSORA_UNROLL_ORDER
@@ -344,8 +362,7 @@ template <class T, int VB, int N>
 TENSORA_KERNEL_INLINE void permuted_identity(std::int64_t n_, const Vec<T, VB>* piv, Vec<T, VB>* b) {
   const std::int64_t n = N != 0 ? N : n_;
   Vec<T, VB> perm[kMax];
-  for (std::int64_t i = 0; i < n; ++i) perm[i] = splat<T, VB>(static_cast<T>(i));
-  for (std::int64_t k = 0; k < n; ++k) interchange<T, VB>(perm, n, k, 0, piv[k] - static_cast<T>(1));
+  pivot_permutation<T, VB, N>(n, piv, perm);
   for (std::int64_t j = 0; j < n; ++j)
     for (std::int64_t i = 0; i < n; ++i)
       b[i + j * n] = perm[i] == splat<T, VB>(static_cast<T>(j)) ? splat<T, VB>(1) : splat<T, VB>(0);
@@ -366,12 +383,7 @@ TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, V
   static_assert(N != 0, "a compile-time order: the column lives in registers");
   using W = Vec<T, VB>;
   W perm[N], reciprocal[N];
-  if constexpr (kIdentity) {
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t i = 0; i < N; ++i) perm[i] = splat<T, VB>(static_cast<T>(i));
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t k = 0; k < N; ++k) interchange<T, VB>(perm, N, k, 0, piv[k] - static_cast<T>(1));
-  }
+  if constexpr (kIdentity) pivot_permutation<T, VB, N>(N, piv, perm);
   const bool by_reciprocal = cols >= kMinReciprocal;
   Mask<T, VB> tiny[N], any = piv[0] != piv[0];  // none yet
   TENSORA_UNROLL_ORDER
@@ -495,11 +507,7 @@ TENSORA_KERNEL_INLINE Mask<T, VB> cholesky_by_columns(LaneView<T, VB> in, LaneVi
   TENSORA_UNROLL_ORDER
   for (std::int64_t j = 0; j < N; ++j) {
     W x[N];
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t i = 0; i < N; ++i) {
-      x[i] = in.load(i, j);
-      nonfinite += x[i] - x[i];
-    }
+    read_column<T, VB, N>(in, j, x, nonfinite);
     W scaled[N];
     TENSORA_UNROLL_ORDER
     for (std::int64_t k = 0; k < j; ++k) scaled[k] = w[j + k * N] * inverse[k];
