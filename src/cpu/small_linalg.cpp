@@ -5,7 +5,10 @@
 // order 6 a Householder tridiagonalization and implicit QL (sytd2, then tql1), written once over
 // a lane vector; where LAPACK branches per matrix (the pivot row, a zero pivot, a failing minor,
 // a deflation), the lanes select. eigh runs two such groups side by side (its rotations are chains on the
-// divider that one group leaves idle most of the time). Compiled once per Highway target
+// divider that one group leaves idle most of the time). At order 8, whose lane matrix is twice
+// the register file, LU, its solves and Cholesky run a column at a time in registers
+// (left-looking, the same operations in the same order), reading and writing the operands in
+// place where a group's matrices are consecutive in a batch-fastest stack. Compiled once per Highway target
 // (AVX-512, AVX2 and the baseline) and picked with the GEMM kernels' choice
 // (gemm::kernel_isa). Every helper is compiled for its target, not only the entry point: GCC
 // lowers a helper's wide vector compares for the default target before inlining it, one
@@ -375,8 +378,8 @@ TENSORA_KERNEL_INLINE void permuted_identity(std::int64_t n_, const Vec<T, VB>* 
 // in lanes whose pivot is below the smallest normal number), so the bits are lu_solve's.
 // kIdentity: b is the identity, and column j of p I is made here from the pivots (as
 // permuted_identity makes it) instead of read.
-// b is read from `b` and the solution written to `x` (either may be a lane buffer, or both the
-// same one).
+// b is read from `b` and the solution written to `solution` (either may be a lane buffer, or
+// both the same one).
 template <class T, int VB, int N, bool kIdentity = false>
 TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, VB>* piv, LaneView<T, VB> b,
                                             LaneView<T, VB> solution, std::int64_t cols) {
@@ -536,7 +539,7 @@ TENSORA_KERNEL_INLINE Mask<T, VB> cholesky_by_columns(LaneView<T, VB> in, LaneVi
   return outside;
 }
 
-// The squared off-diagonal mass of each lane's n x n matrix.// The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
+// The squared off-diagonal mass of each lane's n x n matrix. A function, not a lambda: a
 // lambda has no target attribute, and at -O0 (sanitizer builds) it is a real call whose vector
 // return crosses from baseline to AVX-512 code with another ABI (half the lanes were lost).
 template <class T, int VB>
