@@ -278,6 +278,24 @@ TENSORA_KERNEL_INLINE void pivot_permutation(std::int64_t n_, const Vec<T, VB>* 
   for (std::int64_t k = 0; k < n; ++k) interchange<T, VB>(perm, n, k, 0, piv[k] - static_cast<T>(1));
 }
 
+// Steps 0 .. steps - 1 of lu's factorization applied to a column x in registers: their
+// interchanges (unless kInterchanged: x has them already), then their updates with l's
+// multipliers, each entry in step order. A column's part of getf2 (left-looking), and with
+// steps = N the forward half of getrs.
+template <class T, int VB, int N, bool kInterchanged = false>
+TENSORA_KERNEL_INLINE void forward_steps(const Vec<T, VB>* lu, const Vec<T, VB>* piv, std::int64_t steps,
+                                         Vec<T, VB>* x) {
+  if constexpr (!kInterchanged) {
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t k = 0; k < steps; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
+  }
+  TENSORA_UNROLL_ORDER
+  for (std::int64_t k = 0; k < steps; ++k) {
+    TENSORA_UNROLL_ORDER
+    for (std::int64_t r = k + 1; r < N; ++r) x[r] -= lu[r + k * N] * x[k];
+  }
+}
+
 // getf2 again, left-looking, for a compile-time order: column j is read into registers, takes
 // the earlier steps' interchanges and updates there, is searched for its pivot, divided and
 // written once; only l's rows j and p are interchanged in memory. Each entry sees getf2's
@@ -298,13 +316,7 @@ TENSORA_KERNEL_INLINE void lu_factor_by_columns(LaneView<T, VB> in, Vec<T, VB>* 
   for (std::int64_t j = 0; j < N; ++j) {
     W x[N];
     read_column<T, VB, N>(in, j, x, nonfinite);
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t k = 0; k < j; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t k = 0; k < j; ++k) {
-      TENSORA_UNROLL_ORDER
-      for (std::int64_t r = k + 1; r < N; ++r) x[r] -= a[r + k * N] * x[k];
-    }
+    forward_steps<T, VB, N>(a, piv, j, x);
     W best = abs_of<T, VB>(x[j]), p = splat<T, VB>(static_cast<T>(j));
     TENSORA_UNROLL_ORDER
     for (std::int64_t r = j + 1; r < N; ++r) {
@@ -406,14 +418,8 @@ TENSORA_KERNEL_INLINE void solve_by_columns(const Vec<T, VB>* lu, const Vec<T, V
     } else {
       TENSORA_UNROLL_ORDER
       for (std::int64_t r = 0; r < N; ++r) x[r] = b.load(r, j);
-      TENSORA_UNROLL_ORDER
-      for (std::int64_t k = 0; k < N; ++k) interchange<T, VB>(x, N, k, 0, piv[k] - static_cast<T>(1));
     }
-    TENSORA_UNROLL_ORDER
-    for (std::int64_t c = 0; c < N; ++c) {
-      TENSORA_UNROLL_ORDER
-      for (std::int64_t r = c + 1; r < N; ++r) x[r] -= lu[r + c * N] * x[c];
-    }
+    forward_steps<T, VB, N, kIdentity>(lu, piv, N, x);
     TENSORA_UNROLL_ORDER
     for (std::int64_t c = N - 1; c >= 0; --c) {
       const W u = lu[c + c * N];
