@@ -113,18 +113,26 @@ static_assert(kGroup % kLanes<float, 64> == 0,
 // p + r * rs + c * cs. Either the operand itself (consecutive matrices of a batch-fastest
 // stack: rs and cs its strides, read and written in place of a copy) or a lane buffer
 // (rs = kLanes, cs = n kLanes). A transposed read or write swaps rs and cs.
+// Each entry is read or written once per group, and prefetched `ahead` elements on: the same
+// entry of a later group for an operand (its n^2 entries are as many streams, more than the
+// hardware prefetchers follow; the gather prefetches alike), the entry itself (0) for a buffer.
 template <class T, int VB>
 struct LaneView {
   T* p;
   std::int64_t rs, cs;
+  std::int64_t ahead = 0;
   TENSORA_KERNEL_INLINE Vec<T, VB> load(std::int64_t r, std::int64_t c) const {
-    return *reinterpret_cast<const UnalignedVec<T, VB>*>(p + r * rs + c * cs);
+    const T* at = p + r * rs + c * cs;
+    __builtin_prefetch(at + ahead);
+    return *reinterpret_cast<const UnalignedVec<T, VB>*>(at);
   }
   TENSORA_KERNEL_INLINE void store(std::int64_t r, std::int64_t c, Vec<T, VB> x) const {
-    *reinterpret_cast<UnalignedVec<T, VB>*>(p + r * rs + c * cs) = x;
+    T* at = p + r * rs + c * cs;
+    __builtin_prefetch(at + ahead, 1);
+    *reinterpret_cast<UnalignedVec<T, VB>*>(at) = x;
   }
   // The matrices from column c on.
-  TENSORA_KERNEL_INLINE LaneView from_column(std::int64_t c) const { return {p + c * cs, rs, cs}; }
+  TENSORA_KERNEL_INLINE LaneView from_column(std::int64_t c) const { return {p + c * cs, rs, cs, ahead}; }
 };
 
 template <class T, int VB>
@@ -1049,7 +1057,7 @@ TENSORA_KERNEL_INLINE std::optional<LaneView<T, VB>> operand_view(const MatrixBa
   const LanePointers<T> lanes(batch, first, count);
   if (!whole_vectors<T, VB>(lanes, count)) return std::nullopt;
   const std::int64_t rs = batch.row_stride(), cs = batch.col_stride();
-  return LaneView<T, VB>{lanes.p[0], transpose ? cs : rs, transpose ? rs : cs};
+  return LaneView<T, VB>{lanes.p[0], transpose ? cs : rs, transpose ? rs : cs, kAhead * kLanes<T, VB>};
 }
 
 // The first of `count` lanes from matrix `first` on that failed: a non-finite entry (not
