@@ -36,6 +36,13 @@ struct Vec {
 
 // ---- lanes: many tiny products, vectorized across the batch -------------------------------
 
+// How many lane groups ahead the operands' runs are prefetched (packed) and the results' runs
+// (stored in place): in a batch-fastest stack each element of the matrices is its own stream
+// (m k + k n + m n of them, more than the hardware prefetchers follow). Without it a 10000 x
+// 8^3 F64 product on an AVX2 Zen 3 ran at a twelfth of its AVX-512 Zen 5 speed, the packing's
+// loads taking half its time (perf).
+constexpr std::int64_t kLaneAhead = 8;
+
 // An R x C tile of C for L products: lanes of A(i, p) at a + i * ars + p * acs, of B(p, j) at
 // b + p * brs + j * bcs (L consecutive elements each).
 template <class T, int VB, int R, int C, std::int64_t FK>
@@ -60,6 +67,7 @@ TENSORA_KERNEL_INLINE void lane_tile(std::int64_t k_, const T* a, std::int64_t a
     for (int j = 0; j < C; ++j) {
       T* dst = c + i * crs + j * ccs;
       if (c_bs == 1) {
+        __builtin_prefetch(dst + kLaneAhead * W::L, 1);
         W::store(dst, acc[i][j]);
       } else {
         for (int l = 0; l < W::L; ++l) dst[l * c_bs] = acc[i][j][l];
@@ -118,7 +126,11 @@ template <class T, int L>
 TENSORA_KERNEL_INLINE void pack_lanes(T* buf, std::int64_t rows, std::int64_t cols, const T* x, std::int64_t rs,
                                       std::int64_t cs) {
   for (std::int64_t j = 0; j < cols; ++j)
-    for (std::int64_t i = 0; i < rows; ++i) std::memcpy(buf + (i + j * rows) * L, x + i * rs + j * cs, L * sizeof(T));
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const T* run = x + i * rs + j * cs;
+      __builtin_prefetch(run + kLaneAhead * L);
+      std::memcpy(buf + (i + j * rows) * L, run, L * sizeof(T));
+    }
 }
 
 template <class T, int VB, std::int64_t FM, std::int64_t FN, std::int64_t FK>
