@@ -48,6 +48,7 @@ TEST(TransposeTile, EveryElementSizeLayoutAndStride) {
       {128, 300, 4096, 128, "source far apart, destination dense"},
       {300, 128, 128, 4096, "destination far apart, source dense"},
       {97, 255, 512, 97, "in place with a short destination pitch"},
+      {45, 37, 4096, 64, "source far apart, odd rows (16-byte elements' row groups and the rest)"},
   };
   for (const std::size_t esize : {1, 2, 4, 8, 16})
     for (const auto& k : cases) check(esize, k);

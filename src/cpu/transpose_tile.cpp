@@ -68,6 +68,20 @@ HWY_INLINE void Direct(char* dst, int64_t ds, const char* src, int64_t ss, int64
 #else
   constexpr int64_t L = E == 16 ? 1 : static_cast<int64_t>(16 / E);
   const int64_t rows_full = rows - rows % L, cols_full = cols - cols % L;
+  if constexpr (E == 16) {
+    // A block is one element, so a sweep along one source row has a single line stream in
+    // flight; sweeping kRows rows side by side keeps as many open as the smaller elements'
+    // L-row blocks do (4096 x 4096 C128 transposed copy 150-220 -> 80-100 ms on Zen 3).
+    constexpr int64_t kRows = 8;
+    if (along_src) {
+      const int64_t rows_grouped = rows - rows % kRows;
+      for (int64_t r = 0; r < rows_grouped; r += kRows)
+        for (int64_t c = 0; c < cols; ++c)
+          for (int64_t k = r; k < r + kRows; ++k) Block<E>(dst + k * E + c * ds, ds, src + k * ss + c * E, ss);
+      Edges<E>(dst, ds, src, ss, rows_grouped, rows, 0, cols);
+      return;
+    }
+  }
   if (along_src) {
     for (int64_t r = 0; r < rows_full; r += L)
       for (int64_t c = 0; c < cols_full; c += L) Block<E>(dst + r * E + c * ds, ds, src + r * ss + c * E, ss);
