@@ -114,7 +114,47 @@ TEST(TransposingPaths, UnaryOpsOnTransposedInputsEqualTheFlatPath) {
           expect_same(a.exp(e).permute(lay.axes), at.exp(e), "exp " + label);
           expect_same(a.tanh(e).permute(lay.axes), at.tanh(e), "tanh " + label);
         }
-        expect_same(a.permute(lay.axes).contiguous(), at.contiguous(), "contiguous " + label);
+      }
+}
+
+// Copies (cpu::copy, src/cpu/copy_kernel.cpp): the Tensor methods that copy (duplicate,
+// contiguous, to_device, reshape's copy, copy_to_buffer in both orders) run on a serial engine
+// of the device, the direct ops' copies (concat here) on the caller's engine. Every element
+// size, odd sizes, permutations that cross the fastest axis in tiles (transposed, batch moved
+// first or last as the contraction layer does), a reversed view (negative strides) and a
+// broadcast one (stride 0); compared with the reference engine's element-by-element copy.
+TEST(TransposingPaths, CopiesOfPermutedViewsEqualTheReferenceCopy) {
+  const std::vector<Layout> views = {
+      {"transposed 233x301", {233, 301}, {1, 0}},
+      {"reversed axes 97x101x7", {97, 101, 7}, {2, 1, 0}},
+      {"batch first 33x45x19", {33, 45, 19}, {2, 0, 1}},
+      {"batch last 19x33x45", {19, 33, 45}, {1, 2, 0}},
+      {"inner pair swapped 97x101x7", {97, 101, 7}, {1, 0, 2}},
+  };
+  tensora::ReferenceEngine ref;
+  for (CpuEngine& e : engines())
+    for (DType d : {DType::Bool, DType::I8, DType::F16, DType::F32, DType::F64, DType::C128})
+      for (const Layout& v : views) {
+        const std::int64_t n = tensora::numel(v.base);
+        const Tensor base = d == DType::Bool ? values(DType::I32, 21, n).cast(d, e).reshape(v.base)
+                                             : values(d, 21, n).reshape(v.base);
+        std::vector<Tensor> sources = {base.permute(v.axes), base.permute(v.axes).reverse({0})};
+        if (v.base.size() == 2) sources.push_back(base.slice(1, 0, 1).expand({233, 301}).transpose());
+        for (const Tensor& src : sources) {
+          const std::string label = std::string(tensora::name(d)) + " " + v.name + " " + tensora::to_string(src.strides()) +
+                                    " threads " + std::to_string(e.threads());
+          const Tensor want = tensora::concat({src}, 0, ref);
+          expect_same(want, src.duplicate(), "duplicate " + label);
+          expect_same(want, src.contiguous(), "contiguous " + label);
+          expect_same(want, src.to_device(src.device()), "to_device " + label);
+          expect_same(want, tensora::concat({src}, 0, e), "concat " + label);
+          expect_same(want.reshape({n}), src.reshape({n}), "reshape " + label);
+          std::vector<unsigned char> row_major(bytes_of(want).size());
+          src.copy_to_buffer(row_major.data(), tensora::Layout::RowMajor);
+          std::vector<std::int64_t> reversed(src.shape().size());
+          for (std::size_t k = 0; k < reversed.size(); ++k) reversed[k] = static_cast<std::int64_t>(reversed.size() - 1 - k);
+          EXPECT_TRUE(row_major == bytes_of(tensora::concat({src.permute(reversed)}, 0, ref))) << "row-major " << label;
+        }
       }
 }
 
@@ -225,6 +265,11 @@ TEST(TransposingPaths, LargeStagedResultsStreamedOutEqualTheFlatPath) {
     const Tensor a = values(DType::C128, 14, n).reshape(base);
     // mul has no C128 tile kernel (it is not part-wise): staged.
     expect_same(a.mul(a, e).transpose(), a.transpose().mul(a.transpose(), e), "mul C128" + threads);
+    // Copies of 64 MiB and more take the same staged, streamed tiles (cpu::copy).
+    tensora::ReferenceEngine ref;
+    const Tensor want = tensora::concat({a.transpose()}, 0, ref);
+    expect_same(want, tensora::concat({a.transpose()}, 0, e), "concat C128" + threads);
+    if (e.threads() == 1) expect_same(want, a.transpose().contiguous(), "contiguous C128");
     const Tensor f = values(DType::F32, 15, 2 * n).reshape({4096, 2049});
     expect_same(f.cast(DType::F64, e).transpose(), f.transpose().cast(DType::F64, e), "F32 -> F64" + threads);
   }
@@ -269,4 +314,16 @@ TEST(TransposingPaths, StridedRunsEqualTheContiguousTypedLoop) {
     for (DType to : {DType::F64, DType::C64, DType::I32, DType::Bool})  // the same dtype: the view itself
       if (to != d) expect_same(dense.cast(to, e), strided.cast(to, e), "cast " + label + " -> " + std::string(tensora::name(to)));
   }
+}
+
+// copy_to_buffer borrows the caller's buffer as a tensor's storage; an empty tensor's buffer
+// may be null (an empty std::vector's data()), which a borrowing storage could mistake for one
+// of its own to free (it did: bytes_in_use wrapped and every later allocation failed).
+TEST(TransposingPaths, CopyingAnEmptyTensorLeavesTheAllocatorAlone) {
+  const tensora::Device cpu = tensora::Device::cpu();
+  const std::size_t before = tensora::memory_stats(cpu).bytes_in_use;
+  for (const tensora::Layout layout : {tensora::Layout::ColMajor, tensora::Layout::RowMajor})
+    Tensor::empty({0, 3}, DType::F32, cpu).transpose().copy_to_buffer(nullptr, layout);
+  EXPECT_EQ(tensora::memory_stats(cpu).bytes_in_use, before);
+  EXPECT_EQ(Tensor::zeros({2}, tensora::TensorOptions(DType::F32)).to_vec<float>(), (std::vector<float>{0.0f, 0.0f}));
 }

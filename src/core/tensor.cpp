@@ -3,7 +3,6 @@
 #include <sstream>
 
 #include "core/checks.hpp"
-#include "core/copy.hpp"
 #include "core/device_registry.hpp"
 #include "core/storage.hpp"
 
@@ -117,34 +116,6 @@ void Tensor::throw_no_data(const char* op) const {
                       meta_ ? "the tensor is a meta tensor (dtype, shape and device only, no data)"
                             : "the tensor is empty (default-constructed)",
                       "self", Loc::current());
-}
-
-
-void Tensor::copy_to_buffer(void* dst, Layout layout) const {
-  check_defined("copy_to_buffer", Loc::current());
-  copy_strided(*this, dst,
-               layout == Layout::ColMajor ? col_major_strides(shape_) : row_major_strides(shape_));
-}
-
-Tensor Tensor::duplicate(Loc where) const {
-  check_defined("duplicate", where);
-  if (meta_) return meta(shape_, dtype_, device_, where);
-  Tensor out = empty(shape_, dtype_, device_, where);
-  copy_strided(*this, out.storage_->data(), out.strides_);
-  return out;
-}
-
-Tensor Tensor::contiguous(Loc where) const {
-  check_defined("contiguous", where);
-  return is_contiguous(Layout::ColMajor) ? *this : duplicate(where);
-}
-
-Tensor Tensor::to_device(Device device, Loc where) const {
-  check_defined("to_device", where);
-  if (meta_) return meta(shape_, dtype_, device, where);
-  Tensor out = empty(shape_, dtype_, device, where);
-  copy_strided(*this, out.storage_->data(), out.strides_);
-  return out;
 }
 
 std::string Tensor::to_string() const {

@@ -9,7 +9,7 @@
 // An operand whose layout a path cannot take (dims that do not fold, a matrix without a unit
 // stride for BLAS, a batch that is not the fastest axis for lanes) or whose dtype is computed
 // in another one (F16/BF16 in F32, narrow integers in U32) is copied once into the layout the
-// path wants (cpu/transpose_copy). Every engine computes each element with the same
+// path wants (cpu::copy, a tiled copy). Every engine computes each element with the same
 // arithmetic in the same order, so serial and parallel results are bitwise equal: a BLAS
 // product is cut into one block of columns per thread (a cut changes no element's sum), the
 // generic kernel's blocks depend on the shapes only.
@@ -26,7 +26,6 @@
 #include "cpu/blas_provider.hpp"
 #include "cpu/gemm_kernels.hpp"
 #include "cpu/kernels.hpp"
-#include "cpu/transpose_copy.hpp"
 
 namespace tensora::cpu {
 
@@ -98,7 +97,7 @@ bool reinterpretable(DType from, DType to) {
 
 // dst = src elementwise; dtypes may differ (a value cast), layouts may differ (a tiled copy).
 void fill(const Tensor& dst, const Tensor& src, Engine& engine) {
-  if (reinterpretable(src.dtype(), dst.dtype())) transpose_copy(dst, as_dtype(src, dst.dtype()), engine);
+  if (reinterpretable(src.dtype(), dst.dtype())) copy(dst, as_dtype(src, dst.dtype()), engine);
   else cast(dst, src, engine);
 }
 

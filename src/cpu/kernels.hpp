@@ -14,7 +14,8 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, Engine& engine);
 void select(const Tensor& out, const Tensor& pred, const Tensor& a, const Tensor& b, Engine& engine);
 // Elementwise conversion with cast_value semantics (also used by convert).
 void cast(const Tensor& out, const Tensor& in, Engine& engine);
-// Copies in into out (same dtype, any strides).
+// Copies in into out (same dtype, any strides; no overlap): tiled where the fastest axes differ
+// (copy_kernel.cpp).
 void copy(const Tensor& out, const Tensor& in, Engine& engine);
 // True when any element of `t` is zero.
 bool any_zero(const Tensor& t, Engine& engine);

@@ -120,17 +120,4 @@ void cast(const Tensor& out, const Tensor& in, Engine& engine) {
   });
 }
 
-void copy(const Tensor& out, const Tensor& in, Engine& engine) {
-  const std::size_t esize = size_of(in.dtype());
-  run_elementwise<2>(engine, {&out, &in},
-                     [esize](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-    const auto e = static_cast<std::int64_t>(esize);
-    if (s[0] == e && s[1] == e) {
-      std::memcpy(p[0], p[1], static_cast<std::size_t>(n) * esize);
-      return;
-    }
-    for (std::int64_t i = 0; i < n; ++i) std::memcpy(p[0] + i * s[0], p[1] + i * s[1], esize);
-  });
-}
-
 }  // namespace tensora::cpu
