@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/storage.hpp"
 #include "tensora/tensora.hpp"
 #include "test_support.hpp"
 
@@ -128,6 +129,21 @@ TEST_F(Memory, ConcurrentTinyAndCachedAllocationsKeepExactStats) {
   const MemoryStats after = stats();
   EXPECT_EQ(after.bytes_in_use, base.bytes_in_use);
   EXPECT_GE(after.peak_bytes_in_use, base.bytes_in_use + 64 + 832);
+}
+
+// Borrowed memory is the owner's to free, also when the borrowed pointer is null (an empty
+// buffer, such as an empty std::vector's data()): the storage once tested the owner's pointer
+// instead of whether it had an owner, and freed a buffer it never allocated.
+TEST_F(Memory, ABorrowedNullBufferIsNotFreed) {
+  bool released = false;
+  {
+    auto storage = tensora::Storage::wrap(nullptr, 0, dev, std::shared_ptr<void>(nullptr, [&](void*) { released = true; }),
+                                          false);
+    EXPECT_EQ(stats().bytes_in_use, base.bytes_in_use);
+  }
+  EXPECT_TRUE(released) << "the owner is released with the storage";
+  EXPECT_EQ(stats().bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(f64(3).to_vec<double>(), (std::vector<double>{0.0, 0.0, 0.0}));
 }
 
 TEST_F(Memory, ViewsShareOneAllocation) {

@@ -90,7 +90,10 @@ Storage::~Storage() {
     allocator_for(device_).unreserve(nbytes_);
     return;
   }
-  if (owner_) return;  // wrapped memory goes back with its owner (released after this body)
+  // Wrapped memory goes back with its owner (released after this body). An owner is set even
+  // when the pointer it holds is null (a borrowed empty buffer), so ask for the count, not the
+  // pointer: `if (owner_)` would free a null buffer that was never allocated.
+  if (owner_.use_count() > 0) return;
   allocator_for(device_).deallocate(data_, nbytes_);
 }
 
