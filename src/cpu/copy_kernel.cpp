@@ -22,26 +22,26 @@ namespace tensora::cpu {
 namespace {
 
 template <std::size_t Bytes>
-struct Elem {
-  unsigned char b[Bytes];
-};
-
-template <std::size_t Bytes>
 inline void copy_one(char* d, const char* s) {
   std::memcpy(d, s, Bytes);
 }
 
-// Plain strided runs: the destination's fastest axis is also the source's.
+// One run of n elements (byte strides s), for the strided loop and the elementwise loop alike.
 template <std::size_t Bytes>
-void copy_runs(const StridedLoop<2>& loop, Engine& engine) {
-  auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+struct CopyRun {
+  void operator()(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) const {
     if (s[0] == static_cast<std::int64_t>(Bytes) && s[1] == static_cast<std::int64_t>(Bytes)) {
       std::memcpy(p[0], p[1], static_cast<std::size_t>(n) * Bytes);
       return;
     }
     for (std::int64_t i = 0; i < n; ++i) copy_one<Bytes>(p[0] + i * s[0], p[1] + i * s[1]);
-  };
-  auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, inner, b, e); };
+  }
+};
+
+// Plain strided runs: the destination's fastest axis is also the source's.
+template <std::size_t Bytes>
+void copy_runs(const StridedLoop<2>& loop, Engine& engine) {
+  auto range = [&](std::int64_t b, std::int64_t e) { run_strided_range(loop, CopyRun<Bytes>{}, b, e); };
   if (loop.count <= kElementGrain) range(0, loop.count);
   else engine.parallel_for(loop.count, kElementGrain, range);
 }
@@ -95,7 +95,21 @@ void copy_tiles(const StridedLoop<2>& loop, std::size_t t, Engine& engine) {
 }
 
 template <std::size_t Bytes>
-void copy_sized(const StridedLoop<2>& loop, Engine& engine) {
+void copy_sized(const Tensor& dst, const Tensor& src, Engine& engine) {
+  if (dst.numel() * static_cast<std::int64_t>(Bytes) >= kStreamStagedBytes) {
+    // A result this large is not kept in the caches: the elementwise loop's staged tiles
+    // transpose through an L1 buffer and stream each column piece out, so its lines are not
+    // read for ownership (4096 x 4096 C128 transposed, serial: 150-174 -> ~80 ms).
+    CopyRun<Bytes> run;
+    return run_elementwise<2>(engine, {&dst, &src}, run);
+  }
+  Strides dst_bytes = dst.strides(), src_bytes = src.strides();
+  for (auto& v : dst_bytes) v *= static_cast<std::int64_t>(Bytes);
+  for (auto& v : src_bytes) v *= static_cast<std::int64_t>(Bytes);
+  const auto loop = make_strided_loop<2>(
+      dst.shape(),
+      {static_cast<char*>(const_cast<void*>(dst.element_ptr())), static_cast<char*>(const_cast<void*>(src.element_ptr()))},
+      {dst_bytes, src_bytes});
   if (loop.count == 0) return;
   if (loop.shape.size() <= 1) return copy_runs<Bytes>(loop, engine);
   // The source's fastest axis among the coalesced ones.
@@ -125,32 +139,12 @@ void copy(const Tensor& dst, const Tensor& src, Engine& engine) {
     else engine.parallel_for(n, std::max(kElementGrain, per_thread), run);
     return;
   }
-  if (n * esize >= kStreamStagedBytes) {
-    // A result this large is not kept in the caches: the elementwise loop's staged tiles
-    // transpose through an L1 buffer and stream each column piece out, so its lines are not
-    // read for ownership (4096 x 4096 C128 transposed, serial: 150-174 -> ~80 ms).
-    run_elementwise<2>(engine, {&dst, &src}, [esize](std::array<char*, 2> p, std::array<std::int64_t, 2> st, std::int64_t k) {
-      if (st[0] == esize && st[1] == esize) {
-        std::memcpy(p[0], p[1], static_cast<std::size_t>(k * esize));
-        return;
-      }
-      for (std::int64_t i = 0; i < k; ++i) std::memcpy(p[0] + i * st[0], p[1] + i * st[1], static_cast<std::size_t>(esize));
-    });
-    return;
-  }
-  Strides dst_bytes = dst.strides(), src_bytes = src.strides();
-  for (auto& v : dst_bytes) v *= esize;
-  for (auto& v : src_bytes) v *= esize;
-  const auto loop = make_strided_loop<2>(
-      dst.shape(),
-      {static_cast<char*>(const_cast<void*>(dst.element_ptr())), static_cast<char*>(const_cast<void*>(src.element_ptr()))},
-      {dst_bytes, src_bytes});
   switch (esize) {
-    case 1: return copy_sized<1>(loop, engine);
-    case 2: return copy_sized<2>(loop, engine);
-    case 4: return copy_sized<4>(loop, engine);
-    case 8: return copy_sized<8>(loop, engine);
-    default: return copy_sized<16>(loop, engine);
+    case 1: return copy_sized<1>(dst, src, engine);
+    case 2: return copy_sized<2>(dst, src, engine);
+    case 4: return copy_sized<4>(dst, src, engine);
+    case 8: return copy_sized<8>(dst, src, engine);
+    default: return copy_sized<16>(dst, src, engine);
   }
 }
 

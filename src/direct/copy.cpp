@@ -45,7 +45,7 @@ Tensor Tensor::to_device(Device device, Loc where) const {
 void Tensor::copy_to_buffer(void* dst, Layout layout) const {
   check_defined("copy_to_buffer", Loc::current());
   if (meta_) throw_no_data("copy_to_buffer");
-  if (numel() == 0) return;  // `dst` may then be null, which a borrowing storage cannot hold
+  if (numel() == 0) return;  // nothing to copy (`dst` may be null)
   // The caller's buffer as a tensor: the storage borrows it (a no-op owner, so nothing frees it).
   const std::size_t nbytes = static_cast<std::size_t>(numel()) * size_of(dtype_);
   auto storage = Storage::wrap(dst, nbytes, device_, std::shared_ptr<void>(dst, [](void*) {}), false);
